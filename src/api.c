@@ -1,0 +1,47 @@
+/* Public entry points that need the device. */
+#include "api.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+vkimg_ctx *vkimg_ctx_create(const vkimg_ctx_opts *o, vkimg_err *e)
+{
+    vki_err_clear(e);
+    vkimg_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
+        return NULL;
+    }
+    if (vki_gpu_create(&ctx->gpu, o, e)) {
+        free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+void vkimg_ctx_destroy(vkimg_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    vki_gpu_destroy(&ctx->gpu);
+    free(ctx);
+}
+
+int vkimg_ctx_validation_messages(const vkimg_ctx *ctx)
+{
+    return ctx ? ctx->gpu.validation_msgs : 0;
+}
+
+const char *vkimg_ctx_device_desc(const vkimg_ctx *ctx)
+{
+    return ctx ? ctx->gpu.desc : "";
+}
+
+int vkimg_run(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
+              vkimg_image *out, vkimg_err *e)
+{
+    vki_err_clear(e);
+    if (!ctx || !p || !in || !out)
+        return vki_fail(e, VKIMG_E_RUNTIME, "vkimg_run: NULL argument");
+    return vki_exec_run(&ctx->gpu, p, in, o, out, e);
+}

@@ -1,0 +1,142 @@
+/* The Vulkan layer: instance/device choice, limits, memory, buffers, kernels
+ * (compute pipelines + cache), command submission. No files, no CLI.
+ *
+ * Data lives in plain buffers reached from shaders through buffer device
+ * addresses (push constants carry the addresses), so no descriptor sets and no
+ * maxStorageBufferRange limit (128 MiB on lavapipe): the largest image is bound
+ * by maxMemoryAllocationSize / maxBufferSize / heap sizes, which are queried. */
+#ifndef VKI_GPU_H
+#define VKI_GPU_H
+
+#include "vkimg.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <vulkan/vulkan.h>
+
+const char *vki_vk_result_name(VkResult r);
+
+/* Checks a VkResult; on failure fills e ("vkFoo: VK_ERROR_… (what)") and jumps
+ * to `fail`. Needs `vkimg_err *e` in scope. */
+#define VKI_VK(call)                                                                   \
+    do {                                                                               \
+        VkResult vki_r_ = (call);                                                      \
+        if (vki_r_ != VK_SUCCESS) {                                                    \
+            vki_fail_vk(e, #call, vki_r_);                                             \
+            goto fail;                                                                 \
+        }                                                                              \
+    } while (0)
+int vki_fail_vk(vkimg_err *e, const char *call, VkResult r);
+
+typedef struct vki_limits {
+    uint32_t max_shared;          /* maxComputeSharedMemorySize (bytes) */
+    uint32_t max_wg_invocations;  /* maxComputeWorkGroupInvocations */
+    uint32_t max_wg_size[3];
+    uint32_t max_wg_count[3];
+    uint32_t max_push;            /* maxPushConstantsSize */
+    uint32_t subgroup_size;
+    uint32_t max_image_2d;        /* maxImageDimension2D (reported only) */
+    VkDeviceSize max_alloc;       /* maxMemoryAllocationSize */
+    VkDeviceSize max_buffer;      /* maxBufferSize (1.3) or max_alloc */
+    VkDeviceSize device_heap;     /* size of the largest device-local heap */
+    float timestamp_period;       /* ns per tick */
+    uint32_t timestamp_bits;      /* 0 = no timestamps on the queue */
+    uint32_t subgroup_ops;        /* VkSubgroupFeatureFlags in compute */
+    bool int64;                   /* shaderInt64 (enabled when present) */
+    bool float64;                 /* shaderFloat64 (enabled when present) */
+} vki_limits;
+
+typedef struct vki_kernel vki_kernel;
+
+typedef struct vki_gpu {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice phys;
+    VkDevice dev;
+    VkQueue queue;
+    uint32_t qfam;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties mem;
+    vki_limits lim;
+    pthread_mutex_t lock;       /* kernel cache and queue submission */
+    bool lock_init;
+    VkPipelineCache cache;
+    char cache_path[1024]; /* on-disk pipeline cache ("" = off) */
+    size_t cache_loaded;   /* bytes loaded from it */
+    bool validate;
+    atomic_int validation_msgs;
+    vkimg_log_fn log;
+    void *log_user;
+    char desc[320];
+    vki_kernel *kernels; /* created once per process, reused */
+} vki_gpu;
+
+int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e);
+/* Destroys every cached kernel (bench: to time pipeline creation again). */
+void vki_gpu_drop_kernels(vki_gpu *g);
+void vki_gpu_destroy(vki_gpu *g);
+void vki_gpu_log(vki_gpu *g, vkimg_log_level lvl, const char *fmt, ...);
+
+/* ---- buffers */
+typedef enum vki_mem {
+    VKI_MEM_DEVICE,   /* device-local, shader read/write, transfer src/dst */
+    VKI_MEM_UPLOAD,   /* host-visible, sequential writes, transfer src */
+    VKI_MEM_READBACK, /* host-visible (cached if possible), transfer dst */
+    VKI_MEM_CONST,    /* host-visible, shader-readable small data */
+} vki_mem;
+
+typedef struct vki_buf {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    VkDeviceSize size;
+    VkDeviceAddress addr; /* 0 unless shader-visible */
+    void *map;            /* host-visible kinds */
+    bool coherent;
+} vki_buf;
+
+/* `what` names the buffer in errors ("working image 5120x2880x3 f32"). */
+int vki_buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e);
+void vki_buf_destroy(vki_gpu *g, vki_buf *b);
+/* Makes host writes visible / device writes readable for non-coherent memory. */
+int vki_buf_flush(vki_gpu *g, vki_buf *b, vkimg_err *e);
+int vki_buf_invalidate(vki_gpu *g, vki_buf *b, vkimg_err *e);
+
+/* ---- kernels: one compute pipeline per (SPIR-V, specialization) */
+#define VKI_MAX_SPEC 24
+typedef struct vki_spec {
+    uint32_t n;
+    uint32_t id[VKI_MAX_SPEC];
+    uint32_t val[VKI_MAX_SPEC]; /* ints; floats as their bit pattern */
+} vki_spec;
+void vki_spec_set(vki_spec *s, uint32_t id, uint32_t val);
+void vki_spec_setf(vki_spec *s, uint32_t id, float val);
+
+struct vki_kernel {
+    struct vki_kernel *next;
+    const uint32_t *spv;
+    size_t spv_size;
+    vki_spec spec;
+    uint32_t push_size;
+    VkShaderModule module;
+    VkPipelineLayout layout;
+    VkPipeline pipe;
+    char name[32];
+};
+
+/* Returns the cached kernel or builds it. push_size = bytes of push constants. */
+int vki_kernel_get(vki_gpu *g, const char *name, const uint32_t *spv, size_t spv_size,
+                   const vki_spec *spec, uint32_t push_size, vki_kernel **out, vkimg_err *e);
+
+/* ---- one-shot command buffers, each with its own pool so that several
+ * threads can record at once (vkimg_run is thread-safe); submission is
+ * serialized on the queue lock. */
+typedef struct vki_cmd {
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+} vki_cmd;
+int vki_cmd_begin(vki_gpu *g, vki_cmd *c, vkimg_err *e);
+/* Ends, submits, waits (fence), frees. */
+int vki_cmd_submit_wait(vki_gpu *g, vki_cmd *c, vkimg_err *e);
+/* Frees a command buffer that won't be submitted (accepts an empty one). */
+void vki_cmd_abort(vki_gpu *g, vki_cmd *c);
+
+#endif

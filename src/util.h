@@ -1,0 +1,31 @@
+/* Small shared helpers: error filling, clocks. */
+#ifndef VKI_UTIL_H
+#define VKI_UTIL_H
+
+#include "vkimg.h"
+#include <stdarg.h>
+
+#define VKI_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define VKI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define VKI_PRINTF(a, b)
+#endif
+
+/* Fills e (may be NULL) with code, pos = -1 and the formatted one-line message;
+ * returns code. */
+int vki_fail(vkimg_err *e, int code, const char *fmt, ...) VKI_PRINTF(3, 4);
+/* Usage error (VKIMG_E_USAGE) at byte offset pos of a pipeline text. */
+int vki_fail_at(vkimg_err *e, int pos, const char *fmt, ...) VKI_PRINTF(3, 4);
+void vki_err_clear(vkimg_err *e);
+
+/* Monotonic clock in milliseconds. */
+double vki_now_ms(void);
+
+/* Case-insensitive ASCII compare of n bytes / whole strings. */
+int vki_strncasecmp(const char *a, const char *b, size_t n);
+/* Levenshtein distance (for "did you mean"). */
+int vki_edit_distance(const char *a, size_t na, const char *b, size_t nb);
+
+#endif
