@@ -1,0 +1,49 @@
+/* Internal helpers of the image I/O layer (io.c, png.c, npy.c). No Vulkan.
+ *
+ * Memory: every buffer these functions hand out is malloc()ed and freed with free();
+ * image data (vkimg_image.data) is always malloc()ed, including the buffers that
+ * stb_image returns (stb_impl.c defines STBI_MALLOC as malloc), so
+ * vkimg_image_free() simply free()s it. */
+#ifndef VKI_IO_PRIV_H
+#define VKI_IO_PRIV_H
+
+#include "vkimg.h"
+
+#include <stddef.h>
+
+/* One piece of a file written by vki_write_atomic_v. */
+typedef struct vki_span {
+    const void *p;
+    size_t n;
+} vki_span;
+
+/* Writes data to path atomically: a temporary ".NAME.vkimg-XXXXXX" created with
+ * mkstemp in path's directory, mode 0666 & ~umask, then rename() over path. On any
+ * failure the temporary file is removed, an existing file at path is untouched and
+ * the error is VKIMG_E_RUNTIME "PATH: cannot write: <strerror>". */
+int vki_write_atomic(const char *path, const void *data, size_t n, vkimg_err *e);
+/* The same with the file made of nparts pieces, written in order. */
+int vki_write_atomic_v(const char *path, const vki_span *parts, int nparts, vkimg_err *e);
+
+/* Encodes an U8 or U16 image (1-4 channels: gray, gray+alpha, RGB, RGBA) as an 8- or
+ * 16-bit PNG (16-bit samples are written big-endian, as PNG requires) compressed
+ * with libdeflate at level 0..12 (-1 = 6). Each row gets the filter (none, sub, up,
+ * average, paeth) with the smallest sum of absolute signed bytes. *out is malloc()ed
+ * (free() it). Errors name no file: the caller adds the path. Bad level: VKIMG_E_USAGE. */
+int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t *outlen, vkimg_err *e);
+/* As vki_png_encode, with IDAT chunks of at most idat_max bytes (>= 1; tests use a
+ * small value to exercise the split). */
+int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned char **out, size_t *outlen,
+                      vkimg_err *e);
+
+/* Writes a NumPy .npy file (format 1.0, C order, header padded so the data starts at
+ * a multiple of 64 bytes) atomically, like vkimg_save. descr is a NumPy type string
+ * such as "|u1", "<u2", "<f4", "<u8"; nbytes must equal prod(shape) * itemsize.
+ * ndim 0..32 (0 = a scalar). */
+int vki_npy_save(const char *path, const char *descr, int ndim, const size_t *shape, const void *data,
+                 size_t nbytes, vkimg_err *e);
+/* The NumPy type string of a sample format in host byte order ("|u1", "<u2", "<f2",
+ * "<f4", "<u4", "<u8" on little-endian hosts), NULL for an unknown format. */
+const char *vki_npy_descr(vkimg_fmt f);
+
+#endif
