@@ -1,0 +1,37 @@
+/* equalize: histogram equalization per colour channel, histogram and lookup
+ * table built on the device (no host round trip). */
+#include "exec.h"
+#include "util.h"
+#include "equalize.spv.h"
+
+enum { SPEC_PASS = VKI_SPEC_OP, SPEC_LEVELS };
+
+static int record_equalize(vki_rec *r, const vki_step *s)
+{
+    VkDeviceAddress hist;
+    int rc = vki_rec_scratch_init(r, 2048 * sizeof(uint32_t), NULL, "equalize histogram", &hist);
+    if (rc)
+        return rc;
+    struct {
+        vki_addr src, dst, hist;
+        uint32_t w, h;
+    } pc = { vki_addr_of(s->in), vki_addr_of(s->out), vki_addr_of(hist), (uint32_t)s->w, (uint32_t)s->h };
+    vki_spec spec = { 0 };
+    vki_step_spec(s, &spec, 16, 16, 1);
+    vki_spec_set(&spec, SPEC_LEVELS, s->levels);
+    uint32_t gx = ((uint32_t)s->w + 15) / 16, gy = ((uint32_t)s->h + 15) / 16;
+    for (uint32_t pass = 0; pass < 3; pass++) {
+        vki_spec_set(&spec, SPEC_PASS, pass);
+        static const char *const names[] = { "equalize-hist", "equalize-lut", "equalize" };
+        if ((rc = vki_rec_dispatch(r, names[pass], equalize_spv, sizeof equalize_spv, &spec, &pc, sizeof pc,
+                                   pass == 1 ? 1 : gx, pass == 1 ? 1 : gy, 1)))
+            return rc;
+    }
+    return 0;
+}
+
+const vki_op_desc vki_op_equalize = {
+    .name = "equalize",
+    .help = "Histogram equalization per colour channel (alpha kept), on the device.",
+    .record = record_equalize,
+};

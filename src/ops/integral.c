@@ -1,0 +1,83 @@
+/* integral: exports the summed-area table as exact uint64 per channel (.npy). */
+#include "sat.h"
+#include "util.h"
+#include "integral.spv.h"
+
+enum { SPEC_PASS = VKI_SPEC_OP, SPEC_K, SPEC_WIDE, SPEC_LEVELS };
+enum { PASS_ROWS, PASS_ROWCARRY, PASS_COLS, PASS_COLCARRY, PASS_FIX };
+
+int vki_record_sat(vki_rec *r, const vki_step *s, VkDeviceAddress sat, bool wide)
+{
+    const vki_gpu *g = r->gpu;
+    const uint32_t w = (uint32_t)s->w, h = (uint32_t)s->h, c = (uint32_t)s->in_c;
+    const uint32_t n = vki_wg_1d(g), k = 4, seglen = n * k;
+    const uint32_t nseg = (w + seglen - 1) / seglen;
+    /* Column pass: one invocation per (column, band of rows); enough bands to
+     * give the device ~64K invocations, bands of at least 32 rows. */
+    uint32_t nband = (65536 + w - 1) / w;
+    if (nband > (h + 31) / 32)
+        nband = (h + 31) / 32;
+    if (nband < 1)
+        nband = 1;
+    uint32_t band = (h + nband - 1) / nband;
+    nband = (h + band - 1) / band;
+
+    VkDeviceAddress rowcarry = 0, colcarry = 0;
+    int rc;
+    if (nseg > 1 && (rc = vki_rec_scratch(r, (VkDeviceSize)h * nseg * c * 8, "integral row carries", &rowcarry)))
+        return rc;
+    if (nband > 1 && (rc = vki_rec_scratch(r, (VkDeviceSize)w * nband * c * 8, "integral column carries", &colcarry)))
+        return rc;
+    struct {
+        vki_addr src, sat, rowcarry, colcarry;
+        uint32_t w, h, nseg, seglen, band, nband;
+    } pc = { vki_addr_of(s->in), vki_addr_of(sat), vki_addr_of(rowcarry), vki_addr_of(colcarry),
+             w, h, nseg, seglen, band, nband };
+    vki_spec spec = { 0 };
+    vki_step_spec(s, &spec, n, 1, 1);
+    vki_spec_set(&spec, SPEC_K, k);
+    vki_spec_set(&spec, SPEC_WIDE, wide);
+    vki_spec_set(&spec, SPEC_LEVELS, s->levels);
+#define PASS(p, ...)                                                                                       \
+    do {                                                                                                   \
+        vki_spec_set(&spec, SPEC_PASS, p);                                                                 \
+        if ((rc = __VA_ARGS__))                                                                            \
+            return rc;                                                                                     \
+    } while (0)
+    PASS(PASS_ROWS, vki_rec_dispatch(r, "integral-rows", integral_spv, sizeof integral_spv, &spec, &pc, sizeof pc, nseg, h, 1));
+    if (nseg > 1)
+        PASS(PASS_ROWCARRY, vki_rec_dispatch_1d(r, "integral-rowcarry", integral_spv, sizeof integral_spv, &spec, &pc,
+                                                sizeof pc, (h + n - 1) / n));
+    PASS(PASS_COLS, vki_rec_dispatch(r, "integral-cols", integral_spv, sizeof integral_spv, &spec, &pc, sizeof pc,
+                                     (w + n - 1) / n, nband, 1));
+    if (nband > 1) {
+        PASS(PASS_COLCARRY, vki_rec_dispatch_1d(r, "integral-colcarry", integral_spv, sizeof integral_spv, &spec, &pc,
+                                                sizeof pc, (w + n - 1) / n));
+        vki_step_spec(s, &spec, 16, 16, 1);
+        PASS(PASS_FIX, vki_rec_dispatch(r, "integral-fix", integral_spv, sizeof integral_spv, &spec, &pc, sizeof pc,
+                                        (w + 15) / 16, (h + 15) / 16, 1));
+    }
+#undef PASS
+    return 0;
+}
+
+static int record_integral(vki_rec *r, const vki_step *s)
+{
+    return vki_record_sat(r, s, s->out, true);
+}
+
+static double integral_bytes(int in_c, int in_size, int out_c, int out_size, const vki_args *a)
+{
+    (void)a;
+    (void)out_size;
+    return (double)in_c * in_size + (double)out_c * 8;
+}
+
+const vki_op_desc vki_op_integral = {
+    .name = "integral",
+    .help = "Summed-area table per channel of the integer levels, exact uint64 (write it to .npy).",
+    .data_output = true,
+    .data_fmt = VKIMG_U64,
+    .min_bytes_per_px = integral_bytes,
+    .record = record_integral,
+};
