@@ -15,17 +15,18 @@ uint bin(uint q) { return LEVELS == 255u ? q : q >> 8; }
 
 shared uint lhist[1024];
 
-// One invocation per pixel (2D dispatch): counts into shared memory, then one
-// global atomic add per non-empty bin of the workgroup. pc.hist must be zeroed.
+// Grid-stride over all pixels (1D dispatch, folded: group_linear()): each
+// workgroup counts many pixels into shared memory, then adds its non-empty bins
+// to the global histogram with one atomic each. pc.hist must be zeroed.
 void histogram_pass()
 {
     uint t = gl_LocalInvocationIndex, n = gl_WorkGroupSize.x * gl_WorkGroupSize.y;
     for (uint i = t; i < 1024u; i += n) lhist[i] = 0u;
     barrier();
-    uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
-    if (x < pc.w && y < pc.h)
+    uint npx = pc.w * pc.h, stride = n * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    for (uint p = group_linear() * n + t; p < npx; p += stride)
         for (int c = 0; c < COLOUR; c++)
-            atomicAdd(lhist[c * 256 + int(bin(level((y * pc.w + x) * uint(IN_C) + uint(c))))], 1u);
+            atomicAdd(lhist[c * 256 + int(bin(level(p * uint(IN_C) + uint(c))))], 1u);
     barrier();
     for (uint i = t; i < uint(COLOUR) * 256u; i += n)
         if (lhist[i] != 0u) atomicAdd(U32Buf(pc.hist).v[i], lhist[i]);

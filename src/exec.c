@@ -19,6 +19,13 @@ uint32_t vki_wg_1d(const vki_gpu *g)
     return wg;
 }
 
+uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64_t cap)
+{
+    uint64_t per_group = (uint64_t)wg * per_inv;
+    uint64_t g = (items + per_group - 1) / per_group;
+    return g < 1 ? 1 : g > cap ? cap : g;
+}
+
 void vki_step_spec(const vki_step *s, vki_spec *spec, uint32_t lx, uint32_t ly, uint32_t lz)
 {
     vki_spec_set(spec, VKI_SPEC_LX, lx);

@@ -69,6 +69,11 @@ void vki_stage_record(VkCommandBuffer cmd, const vki_buf *stage, const vki_buf *
 /* Records compute->transfer barrier, the copy into rb, transfer->host barrier. */
 void vki_readback_record(VkCommandBuffer cmd, const vki_buf *dev, const vki_buf *rb, VkDeviceSize bytes);
 
+/* Workgroups for a grid-stride kernel over `items` with wg invocations each
+ * doing about per_inv items, at most `cap` workgroups (enough to fill a GPU;
+ * fewer means less per-workgroup merge work). */
+uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64_t cap);
+
 /* Workgroup size for 1D kernels: min(256, device limits). */
 uint32_t vki_wg_1d(const vki_gpu *g);
 

@@ -20,11 +20,16 @@ static int record_equalize(vki_rec *r, const vki_step *s)
     vki_step_spec(s, &spec, 16, 16, 1);
     vki_spec_set(&spec, SPEC_LEVELS, s->levels);
     uint32_t gx = ((uint32_t)s->w + 15) / 16, gy = ((uint32_t)s->h + 15) / 16;
+    static const char *const names[] = { "equalize-hist", "equalize-lut", "equalize" };
     for (uint32_t pass = 0; pass < 3; pass++) {
         vki_spec_set(&spec, SPEC_PASS, pass);
-        static const char *const names[] = { "equalize-hist", "equalize-lut", "equalize" };
-        if ((rc = vki_rec_dispatch(r, names[pass], equalize_spv, sizeof equalize_spv, &spec, &pc, sizeof pc,
-                                   pass == 1 ? 1 : gx, pass == 1 ? 1 : gy, 1)))
+        if (pass == 0)
+            rc = vki_rec_dispatch_1d(r, names[pass], equalize_spv, sizeof equalize_spv, &spec, &pc, sizeof pc,
+                                     vki_stride_groups((uint64_t)s->w * s->h, 256, 16, 4096));
+        else
+            rc = vki_rec_dispatch(r, names[pass], equalize_spv, sizeof equalize_spv, &spec, &pc, sizeof pc,
+                                  pass == 1 ? 1 : gx, pass == 1 ? 1 : gy, 1);
+        if (rc)
             return rc;
     }
     return 0;

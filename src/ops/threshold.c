@@ -57,7 +57,8 @@ static int record_threshold(vki_rec *r, const vki_step *s)
     uint32_t gx = ((uint32_t)s->w + 15) / 16, gy = ((uint32_t)s->h + 15) / 16;
     if (mode == MODE_OTSU) {
         vki_spec_set(&spec, SPEC_PASS, 0);
-        if ((rc = vki_rec_dispatch(r, "threshold-hist", threshold_spv, sizeof threshold_spv, &spec, &pc, sizeof pc, gx, gy, 1)))
+        uint64_t groups = vki_stride_groups((uint64_t)s->w * s->h, 256, 16, 4096);
+        if ((rc = vki_rec_dispatch_1d(r, "threshold-hist", threshold_spv, sizeof threshold_spv, &spec, &pc, sizeof pc, groups)))
             return rc;
         vki_spec_set(&spec, SPEC_PASS, 1);
         if ((rc = vki_rec_dispatch(r, "threshold-otsu", threshold_spv, sizeof threshold_spv, &spec, &pc, sizeof pc, 1, 1, 1)))
