@@ -661,6 +661,7 @@ static void test_threshold(vkimg_ctx *ctx)
             free(ex);
         }
         vkimg_image_free(&out);
+        vkimg_image_free(&in);
     }
     /* Otsu of a constant colour image: threshold = its value, all black; the
      * alpha channel (random) is copied */
