@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- noise */
@@ -784,6 +785,11 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *dir = argv[1];
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "vkimg-mkimages: %s: not a directory\n", dir);
+        return 1;
+    }
     char path[4096];
     vkimg_save_opts png = { .quality = 90, .png_level = 12 }, jpg = { .quality = 85, .png_level = -1 };
     int rc = 0;
