@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Batch processing through the CLI: globs, directories, @lists, stdin lists,
+# templates, collisions, shards (every input exactly once across N), a failing
+# file does not stop the others, --fail-fast, --skip-existing, progress only on
+# a TTY, JSON lines parse, and outputs do not depend on the thread count.
+#   test_batch.sh /path/to/vkimg /path/to/source
+set -u
+vk=$1 src=$2
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+if ! "$vk" devices >/dev/null 2>&1; then
+  [ "${VKIMG_REQUIRE_DEVICE:-0}" != 0 ] && { echo "no Vulkan device" >&2; exit 1; }
+  exit 77
+fi
+t=$(mktemp -d /tmp/vkimg-batch.XXXXXX)
+trap 'rm -rf "$t"' EXIT
+mkdir -p "$t/in/sub" "$t/out"
+# 7 small inputs (tiny PNGs made by vkimg itself from the samples)
+n=0
+for s in landscape logo-rgba gray16; do
+  for f in "blur=1" copy; do
+    n=$((n + 1))
+    "$vk" -q -i "$src/images/$s.png" -o "$t/in/img$n.png" -f "$f" || bad "making input $n"
+  done
+done
+"$vk" -q -i "$src/images/portrait.jpg" -o "$t/in/sub/deep.png" -f gray || bad "making sub/deep.png"
+ninputs=6
+
+# glob + directory output
+"$vk" -q -i "$t/in/*.png" -o "$t/out/" -f gray
+check "glob -> dir exit 0" '[ $? -eq 0 ]'
+check "glob -> dir wrote $ninputs files" '[ $(ls "$t/out" | wc -l) -eq $ninputs ]'
+
+# template with {stem} {ext} {index}; extension converts
+rm -rf "$t/out"/*
+"$vk" -q -i "$t/in" -o "$t/out/{stem}_{index}.jpg" -f gray
+check "dir -> template exit 0" '[ $? -eq 0 ]'
+check "template names" '[ -f "$t/out/img1_0.jpg" ] && [ -f "$t/out/img6_5.jpg" ]'
+check "template output is JPEG" '[ "$(head -c 3 "$t/out/img1_0.jpg" | od -An -tx1 | tr -d " ")" = ffd8ff ]'
+rm -rf "$t/out"/*
+"$vk" -q -r -i "$t/in" -o "$t/out/{stem}.png" -f copy
+check "--recursive finds sub/deep.png" '[ -f "$t/out/deep.png" ] && [ $(ls "$t/out" | wc -l) -eq $((ninputs + 1)) ]'
+
+# collisions are found before any work
+rm -rf "$t/out"/*
+err=$("$vk" -i "$t/in/img1.png" -i "$t/in/sub/deep.png" -i "$t/in/img2.png" -o "$t/out/same.png" -f gray 2>&1)
+check "several inputs to one file: exit 2" '[ $? -eq 2 ]'
+err=$("$vk" -i "$t/in/*.png" -o "$t/out/x.png" -f gray 2>&1)
+check "glob to one file: exit 2" '[ $? -eq 2 ]'
+err=$("$vk" -i "$t/in/img1.png" -i "$t/in/sub/../img1.png" -o "$t/out/{name}" -f gray 2>&1)
+check "collision: exit 2" '[ $? -eq 2 ]'
+check "collision message names both inputs" 'printf "%s" "$err" | grep -q "both map to output"'
+check "nothing written after a collision" '[ -z "$(ls "$t/out")" ]'
+
+# @list and stdin list
+printf '%s\n' "$t/in/img1.png" "# a comment" "" "$t/in/img2.png" > "$t/list.txt"
+"$vk" -q -i "@$t/list.txt" -o "$t/out/" -f gray
+check "@list: 2 outputs" '[ $(ls "$t/out" | wc -l) -eq 2 ]'
+rm -rf "$t/out"/*
+ls "$t"/in/*.png | "$vk" -q -i - -o "$t/out/" -f gray
+check "stdin list: $ninputs outputs" '[ $(ls "$t/out" | wc -l) -eq $ninputs ]'
+
+# shards: every input exactly once over N, stable under reordering
+for N in 1 3 4; do
+  rm -rf "$t/out"/*
+  for K in $(seq 1 $N); do "$vk" -q -i "$t/in/*.png" -o "$t/out/{stem}.$K.png" -f copy --shard $K/$N || true; done
+  check "shards $N cover every input once" '[ $(ls "$t/out" | wc -l) -eq $ninputs ] && [ $(ls "$t/out" | sed "s/\..*//" | sort -u | wc -l) -eq $ninputs ]'
+done
+rm -rf "$t/out"/*
+ls "$t"/in/*.png | sort -r | "$vk" -q -i - -o "$t/out/{stem}.{index}.png" -f copy --shard 2/3 || true
+a=$(ls "$t/out" | sed 's/\..*//' | sort)
+rm -rf "$t/out"/*
+ls "$t"/in/*.png | "$vk" -q -i - -o "$t/out/{stem}.{index}.png" -f copy --shard 2/3 || true
+b=$(ls "$t/out" | sed 's/\..*//' | sort)
+check "shard membership independent of list order" '[ "$a" = "$b" ]'
+"$vk" -i "$t/in/*.png" -o "$t/out/" -f copy --shard 4/3 >/dev/null 2>&1
+check "--shard 4/3 is a usage error" '[ $? -eq 2 ]'
+
+# a bad file: reported, the others still done, exit 1; --fail-fast stops
+rm -rf "$t/out"/*
+mkdir -p "$t/mixed" && cp "$t"/in/img*.png "$t/mixed/" && echo "not an image" > "$t/mixed/img0.png"
+out=$("$vk" -i "$t/mixed/*.png" -o "$t/out/" -f gray --threads 1 --json 2>"$t/err")
+rc=$?
+check "batch with a bad file exits 1" '[ $rc -eq 1 ]'
+check "the good files were written" '[ $(ls "$t/out" | wc -l) -eq $ninputs ]'
+check "no output for the bad file" '[ ! -e "$t/out/img0.png" ]'
+check "the bad file is named on stderr" 'grep -q "img0.png" "$t/err"'
+check "JSON: one line per file + summary" '[ $(printf "%s\n" "$out" | wc -l) -eq $((ninputs + 2)) ]'
+if command -v python3 >/dev/null; then
+  check "JSON lines parse" 'printf "%s\n" "$out" | python3 -c "
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+s = rows[-1][\"summary\"]
+assert s[\"failed\"] == 1 and s[\"ok\"] == $ninputs, s
+assert sum(r[\"status\"] == \"error\" for r in rows[:-1]) == 1
+assert all(\"input\" in r and \"output\" in r for r in rows[:-1])
+"'
+fi
+rm -rf "$t/out"/*
+"$vk" -q -i "$t/mixed/*.png" -o "$t/out/" -f gray --threads 1 --fail-fast 2>/dev/null
+check "--fail-fast exits 1" '[ $? -eq 1 ]'
+check "--fail-fast stops at the first failure (img0 sorts first)" '[ $(ls "$t/out" | wc -l) -eq 0 ]'
+
+# --skip-existing leaves existing outputs alone
+rm -rf "$t/out"/*
+echo keep > "$t/out/img1.png"
+"$vk" -q -i "$t/in/*.png" -o "$t/out/" -f gray --skip-existing
+check "--skip-existing exit 0" '[ $? -eq 0 ]'
+check "--skip-existing kept the file" '[ "$(cat "$t/out/img1.png")" = keep ]'
+
+# progress: never when stderr is not a TTY; forced with --progress
+err=$("$vk" -i "$t/in/*.png" -o "$t/out/{stem}.p.png" -f gray 2>&1 >/dev/null)
+check "no progress line when stderr is not a TTY" '! printf "%s" "$err" | grep -q "MP/s"'
+err=$("$vk" -i "$t/in/*.png" -o "$t/out/{stem}.q.png" -f gray --progress 2>&1 >/dev/null)
+check "--progress forces it" 'printf "%s" "$err" | grep -q "MP/s"'
+
+# same bytes whatever the thread count
+mkdir -p "$t/o1" "$t/o4"
+"$vk" -q -i "$t/in/*.png" -o "$t/o1/" -f "gray,blur=1.5" --threads 1
+"$vk" -q -i "$t/in/*.png" -o "$t/o4/" -f "gray,blur=1.5" --threads 4 --gpu-inflight 3
+check "deterministic across thread counts" 'diff -r "$t/o1" "$t/o4" >/dev/null'
+
+echo "test_batch: $pass passed, $fail failed"
+[ $fail -eq 0 ]
