@@ -14,6 +14,8 @@
 // are integers (d > ifail). INTMODE = 0 (a float format): e in fp32,
 // float-float sums (e^2 exact), key holds the fp32 bits of e.
 // DIFF = 1 also writes the U8 difference image round(clamp(e * scale, 0, 1) * 255).
+// Grid-stride loop; two images of the same integer format are read 4 pixels
+// at a time as 32-bit words (4*C or 8*C bytes: word aligned for any C).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "reduce.glsl"
@@ -41,48 +43,117 @@ uint level(uvec2 buf, int fmt, uint i)
     return uint(U16Buf(buf).v[i]);
 }
 
+// per-invocation accumulators
+vec2 se = vec2(0.0), se2 = vec2(0.0);
+uint64_t si = 0UL, si2 = 0UL, mk = 0UL;
+uint nf = 0u, nw = 0u;
+
+// Adds the error of sample i; returns it normalized (for the diff image).
+float err_int(uint i, uint qa, uint qb, inout bool f, inout bool w)
+{
+    uint d = qa > qb ? qa - qb : qb - qa;
+    si += uint64_t(d);
+    si2 += uint64_t(d * d); // < 2^32
+    uint64_t k = (uint64_t(d) << 32) | uint64_t(~i);
+    mk = k > mk ? k : mk;
+    f = f || int(d) > pc.ifail;
+    w = w || int(d) > pc.iwarn;
+    return float(d) * (1.0 / float(LEVELS));
+}
+
+float err_float(uint i, float a, float b, inout bool f, inout bool w)
+{
+    float e = abs(a - b);
+    se = ff_add(se, vec2(e, 0.0));
+    se2 = ff_add(se2, ff_sq(e));
+    uint64_t k = (uint64_t(floatBitsToUint(e)) << 32) | uint64_t(~i);
+    mk = k > mk ? k : mk;
+    f = f || e > pc.fail;
+    w = w || e > pc.warn;
+    return e;
+}
+
+uint diff_byte(float e)
+{
+    return uint(floor(clamp(e * pc.scale, 0.0, 1.0) * 255.0 + 0.5));
+}
+
+void do_pixel(uint p)
+{
+    bool f = false, w = false;
+    [[unroll]] for (int c = 0; c < IN_C; c++) {
+        uint i = p * uint(IN_C) + uint(c);
+        float e = INTMODE != 0 ? err_int(i, level(pc.a, IN_FMT, i), level(pc.b, B_FMT, i), f, w)
+                               : err_float(i, load_sample(pc.a, IN_FMT, i), load_sample(pc.b, B_FMT, i), f, w);
+        if (DIFF != 0)
+            U8Buf(pc.diff).v[i] = uint8_t(diff_byte(e));
+    }
+    nf += f ? 1u : 0u;
+    nw += w ? 1u : 0u;
+}
+
+// 4 pixels of two images of the same integer format as 32-bit words (like
+// reduce.comp); the diff bytes of the 4 pixels are IN_C whole words.
+void do_quad(uint u)
+{
+    bool f[4] = bool[4](false, false, false, false), w[4] = bool[4](false, false, false, false);
+    uint dw[4] = uint[4](0u, 0u, 0u, 0u);
+    const uint base = u * uint(4 * IN_C);
+    if (IN_FMT == FMT_U8) {
+        [[unroll]] for (int k = 0; k < IN_C; k++) {
+            uint wa = U32Buf(pc.a).v[u * uint(IN_C) + uint(k)], wb = U32Buf(pc.b).v[u * uint(IN_C) + uint(k)];
+            [[unroll]] for (int b = 0; b < 4; b++) {
+                const int j = 4 * k + b;
+                float e = err_int(base + uint(j), (wa >> (8 * b)) & 0xffu, (wb >> (8 * b)) & 0xffu, f[j / IN_C],
+                                  w[j / IN_C]);
+                if (DIFF != 0)
+                    dw[k] |= diff_byte(e) << (8 * b);
+            }
+        }
+    } else {
+        [[unroll]] for (int k = 0; k < 2 * IN_C; k++) {
+            uint wa = U32Buf(pc.a).v[u * uint(2 * IN_C) + uint(k)], wb = U32Buf(pc.b).v[u * uint(2 * IN_C) + uint(k)];
+            [[unroll]] for (int h = 0; h < 2; h++) {
+                const int j = 2 * k + h;
+                float e = err_int(base + uint(j), (wa >> (16 * h)) & 0xffffu, (wb >> (16 * h)) & 0xffffu,
+                                  f[j / IN_C], w[j / IN_C]);
+                if (DIFF != 0)
+                    dw[j / 4] |= diff_byte(e) << (8 * (j % 4));
+            }
+        }
+    }
+    if (DIFF != 0)
+        [[unroll]] for (int k = 0; k < IN_C; k++)
+            U32Buf(pc.diff).v[u * uint(IN_C) + uint(k)] = dw[k];
+    [[unroll]] for (int px = 0; px < 4; px++) {
+        nf += f[px] ? 1u : 0u;
+        nw += w[px] ? 1u : 0u;
+    }
+}
+
 void main()
 {
     const uint t = gl_LocalInvocationIndex, g = group_linear();
     if (g >= pc.ngroups)
         return;
-    vec2 se = vec2(0.0), se2 = vec2(0.0);
-    uint64_t si = 0UL, si2 = 0UL;
-    uint64_t mk = 0UL;
-    uint nf = 0u, nw = 0u;
-    const uint stride = WG_N * pc.ngroups;
-    for (uint p = g * WG_N + t; p < pc.npx;) {
-        bool f = false, w = false;
-        for (int c = 0; c < IN_C; c++) {
-            uint i = p * uint(IN_C) + uint(c);
-            float e;
-            if (INTMODE != 0) {
-                uint qa = level(pc.a, IN_FMT, i), qb = level(pc.b, B_FMT, i);
-                uint d = qa > qb ? qa - qb : qb - qa;
-                si += uint64_t(d);
-                si2 += uint64_t(d * d); // < 2^32
-                uint64_t k = (uint64_t(d) << 32) | uint64_t(~i);
-                mk = k > mk ? k : mk;
-                f = f || int(d) > pc.ifail;
-                w = w || int(d) > pc.iwarn;
-                e = float(d) * (1.0 / float(LEVELS));
-            } else {
-                e = abs(load_sample(pc.a, IN_FMT, i) - load_sample(pc.b, B_FMT, i));
-                se = ff_add(se, vec2(e, 0.0));
-                se2 = ff_add(se2, ff_sq(e));
-                uint64_t k = (uint64_t(floatBitsToUint(e)) << 32) | uint64_t(~i);
-                mk = k > mk ? k : mk;
-                f = f || e > pc.fail;
-                w = w || e > pc.warn;
-            }
-            if (DIFF != 0)
-                U8Buf(pc.diff).v[i] = uint8_t(uint(floor(clamp(e * pc.scale, 0.0, 1.0) * 255.0 + 0.5)));
+    const uint stride = WG_N * pc.ngroups, gid = g * WG_N + t;
+    if (INTMODE != 0 && IN_FMT == B_FMT) {
+        const uint nq = pc.npx / 4u;
+        for (uint u = gid; u < nq;) {
+            do_quad(u);
+            if (nq - u <= stride)
+                break;
+            u += stride;
         }
-        nf += f ? 1u : 0u;
-        nw += w ? 1u : 0u;
-        if (pc.npx - p <= stride)
-            break;
-        p += stride;
+        if (gid < pc.npx - 4u * nq)
+            do_pixel(4u * nq + gid);
+    } else {
+        for (uint p = gid; p < pc.npx;) {
+            do_pixel(p);
+            if (pc.npx - p <= stride)
+                break;
+            p += stride;
+        }
     }
     uint64_t r0 = INTMODE != 0 ? wg_reduce(si, OP_ADD) : wg_reduce(ff_pack(se), OP_FF);
     uint64_t r1 = INTMODE != 0 ? wg_reduce(si2, OP_ADD) : wg_reduce(ff_pack(se2), OP_FF);

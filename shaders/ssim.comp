@@ -4,32 +4,37 @@
 //
 // Outputs: along an axis of n >= 11 pixels, the positions where the whole
 // window fits (5 .. n-6, "valid", like skimage's cropped mean); along a shorter
-// axis, every position, with the window cut to the image and its weights
-// renormalized (OFFX/OFFY = 5 or 0; ow x oh outputs).
+// axis (CUT = 1), every position, with the window cut to the image and its
+// weights renormalized (offx/offy = 5 or 0; ow x oh outputs per channel).
 //
-// One workgroup per LX x LY output tile, one channel after another: the tile
-// and its 5-pixel halo of a and b go to shared memory, shifted by the values
-// Ka, Kb of one pixel of the tile (variances are shift-invariant; the shift
-// keeps E[x^2] - E[x]^2 from cancelling in flat regions); a horizontal pass
-// makes the 5 row-filtered maps (a, b, a^2, b^2, ab) of the LY + 10 rows in
-// shared memory, a vertical pass the 5 maps mu_a, mu_b, E[a^2], E[b^2], E[ab]
-// at each output, from which the SSIM map value follows. Nothing but one
-// partial record per workgroup (float-float sum of its SSIM values, slot 0)
-// leaves the chip; reduce.comp PASS 1 sums the records.
+// The five Gaussian-filtered maps mu_a, mu_b, E[a^2], E[b^2], E[ab] are made
+// separably, without shared memory: each invocation owns one output column x
+// of a strip of STRIP output rows of one channel (workgroup z). It walks down
+// the input rows y of the strip and its halo; for each row it makes the
+// horizontal 11-tap sums of a, b, a^2, b^2, ab at (x, y) (reads from global
+// memory: neighbouring invocations read neighbouring pixels) and adds them,
+// times the vertical weight, into the 11 pending outputs y-5 .. y+5 it
+// contributes to (a shift register of 11 x 6 accumulators held in registers;
+// fully unrolled, so no dynamic indexing). After row y the output y-5 is
+// complete: its SSIM value is computed and summed (float-float). Values are
+// shifted by the pixel (x, first row) of a and b before the moments (the
+// variances are shift-invariant; this keeps E[x^2] - E[x]^2 from cancelling in
+// flat regions). One partial record per workgroup (slot 0: float-float sum);
+// reduce.comp PASS 1 sums the records.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "reduce.glsl"
 
 layout(constant_id = 9) const int B_FMT = 0;
-layout(constant_id = 10) const int TIN = 1; // (LX + 10) * (LY + 10)
-layout(constant_id = 11) const int THS = 1; // (LY + 10) * LX
+layout(constant_id = 10) const int STRIP = 32; // output rows per invocation
 layout(constant_id = 12) const float G0 = 1.0;
 layout(constant_id = 13) const float G1 = 0.0;
 layout(constant_id = 14) const float G2 = 0.0;
 layout(constant_id = 15) const float G3 = 0.0;
 layout(constant_id = 16) const float G4 = 0.0;
 layout(constant_id = 17) const float G5 = 0.0;
-layout(constant_id = 18) const int CUT = 1; // 1: an axis is shorter than 11 (window cut at the edges)
+layout(constant_id = 18) const int CUT = 1; // 1: an axis is shorter than 11 pixels
 
 layout(push_constant) uniform Push {
     uvec2 a, b, part;
@@ -39,99 +44,83 @@ layout(push_constant) uniform Push {
 const int R = 5;
 const float C1 = 0.0001, C2 = 0.0009;
 
-shared float ta[TIN], tb[TIN];
-shared float hs[5 * THS];
-
 float gw(int k)
 {
     k = abs(k);
     return k == 0 ? G0 : k == 1 ? G1 : k == 2 ? G2 : k == 3 ? G3 : k == 4 ? G4 : G5;
 }
 
+float ssim_of(vec4 m, vec2 q, float Ka, float Kb)
+{
+    float inv = 1.0 / q.y; // the weights that fell inside the image (1 unless CUT)
+    float ma = m.x * inv, mb = m.y * inv;
+    float va = m.z * inv - ma * ma, vb = m.w * inv - mb * mb, cov = q.x * inv - ma * mb;
+    float mua = ma + Ka, mub = mb + Kb;
+    return ((2.0 * mua * mub + C1) * (2.0 * cov + C2)) / ((mua * mua + mub * mub + C1) * (va + vb + C2));
+}
+
 void main()
 {
-    const int LX = int(gl_WorkGroupSize.x), LY = int(gl_WorkGroupSize.y);
-    const int TW = LX + 2 * R, TH = LY + 2 * R;
-    const int t = int(gl_LocalInvocationIndex), n = LX * LY;
-    const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
-    const int ox0 = int(gl_WorkGroupID.x) * LX, oy0 = int(gl_WorkGroupID.y) * LY;
-    const int px0 = ox0 + pc.offx, py0 = oy0 + pc.offy; // pixel of the tile's first output
-    const int ix0 = px0 - R, iy0 = py0 - R;             // pixel of the tile's first input
-    const int kx = clamp(px0 + LX / 2, 0, pc.w - 1), ky = clamp(py0 + LY / 2, 0, pc.h - 1);
+    const int ox = int(gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationID.x);
+    const int c = int(gl_WorkGroupID.z);
+    const int oy0 = int(gl_WorkGroupID.y) * STRIP;
     vec2 acc = vec2(0.0);
-    for (int c = 0; c < IN_C; c++) {
-        const uint kidx = (uint(ky) * uint(pc.w) + uint(kx)) * uint(IN_C) + uint(c);
+    if (ox < pc.ow) { // no barrier inside
+        const int x = ox + pc.offx;
+        const int y0 = oy0 + pc.offy, y1 = min(oy0 + STRIP, pc.oh) - 1 + pc.offy; // pixel rows of the outputs
+        const int ya = max(y0 - R, 0), yh = min(y1 + R, pc.h - 1);
+        const uint kidx = (uint(y0) * uint(pc.w) + uint(x)) * uint(IN_C) + uint(c);
         const float Ka = load_sample(pc.a, IN_FMT, kidx), Kb = load_sample(pc.b, B_FMT, kidx);
-        for (int i = t; i < TW * TH; i += n) {
-            int x = ix0 + i % TW, y = iy0 + i / TW;
-            float va = 0.0, vb = 0.0;
-            if (x >= 0 && x < pc.w && y >= 0 && y < pc.h) {
-                uint s = (uint(y) * uint(pc.w) + uint(x)) * uint(IN_C) + uint(c);
-                va = load_sample(pc.a, IN_FMT, s) - Ka;
-                vb = load_sample(pc.b, B_FMT, s) - Kb;
-            }
-            ta[i] = va;
-            tb[i] = vb;
+        float wx = 1.0;
+        if (CUT != 0) {
+            wx = 0.0;
+            for (int k = -R; k <= R; k++)
+                if (x + k >= 0 && x + k < pc.w)
+                    wx += gw(k);
         }
-        barrier();
-        // horizontal: rows r of the tile (pixel row iy0 + r), output columns j
-        for (int i = t; i < TH * LX; i += n) {
-            int j = i % LX, r = i / LX;
-            int x = px0 + j;
-            float sa = 0.0, sb = 0.0, saa = 0.0, sbb = 0.0, sab = 0.0, ws = 0.0;
-            for (int k = -R; k <= R; k++) {
-                // without CUT every tap of a kept output is inside the image
-                if (CUT != 0 && (x + k < 0 || x + k >= pc.w))
-                    continue;
-                float g = gw(k);
-                float va = ta[r * TW + j + R + k], vb = tb[r * TW + j + R + k];
-                float ga = g * va, gb = g * vb;
-                sa += ga;
-                sb += gb;
-                saa += ga * va;
-                sbb += gb * vb;
-                sab += ga * vb;
-                ws += g;
-            }
-            float inv = CUT == 0 ? 1.0 : ws > 0.0 ? 1.0 / ws : 0.0;
-            hs[i] = sa * inv;
-            hs[THS + i] = sb * inv;
-            hs[2 * THS + i] = saa * inv;
-            hs[3 * THS + i] = sbb * inv;
-            hs[4 * THS + i] = sab * inv;
+        const float iwx = 1.0 / wx;
+        // pending outputs: slot s holds output row y - R + s while row y is added
+        vec4 P[2 * R + 1]; // sums of g * (a, b, a^2, b^2)
+        vec2 Q[2 * R + 1]; // sums of g * ab, and of g
+        [[unroll]] for (int s = 0; s <= 2 * R; s++) {
+            P[s] = vec4(0.0);
+            Q[s] = vec2(0.0);
         }
-        barrier();
-        // vertical, then the SSIM value of this invocation's output
-        int ox = ox0 + lx, oy = oy0 + ly;
-        if (ox < pc.ow && oy < pc.oh) {
-            int y = py0 + ly;
-            float ma = 0.0, mb = 0.0, eaa = 0.0, ebb = 0.0, eab = 0.0, ws = 0.0;
-            for (int k = -R; k <= R; k++) {
-                if (CUT != 0 && (y + k < 0 || y + k >= pc.h))
-                    continue;
-                float g = gw(k);
-                int i = (ly + R + k) * LX + lx;
-                ma += g * hs[i];
-                mb += g * hs[THS + i];
-                eaa += g * hs[2 * THS + i];
-                ebb += g * hs[3 * THS + i];
-                eab += g * hs[4 * THS + i];
-                ws += g;
+        for (int y = ya; y <= y1 + R; y++) {
+            if (y <= yh) {
+                vec4 hs = vec4(0.0);
+                float hab = 0.0;
+                const uint row = uint(y) * uint(pc.w);
+                [[unroll]] for (int k = -R; k <= R; k++) {
+                    if (CUT != 0 && (x + k < 0 || x + k >= pc.w))
+                        continue;
+                    uint i = (row + uint(x + k)) * uint(IN_C) + uint(c);
+                    float va = load_sample(pc.a, IN_FMT, i) - Ka, vb = load_sample(pc.b, B_FMT, i) - Kb;
+                    float g = gw(k);
+                    float ga = g * va, gb = g * vb;
+                    hs += vec4(ga, gb, ga * va, gb * vb);
+                    hab += ga * vb;
+                }
+                hs *= iwx;
+                hab *= iwx;
+                [[unroll]] for (int s = 0; s <= 2 * R; s++) {
+                    float g = gw(R - s);
+                    P[s] += g * hs;
+                    Q[s] += g * vec2(hab, 1.0);
+                }
             }
-            float inv = CUT == 0 ? 1.0 : 1.0 / ws;
-            ma *= inv;
-            mb *= inv;
-            float va = eaa * inv - ma * ma, vb = ebb * inv - mb * mb, cov = eab * inv - ma * mb;
-            float mua = ma + Ka, mub = mb + Kb;
-            float ssim = ((2.0 * mua * mub + C1) * (2.0 * cov + C2)) /
-                         ((mua * mua + mub * mub + C1) * (va + vb + C2));
-            acc = ff_add(acc, vec2(ssim, 0.0));
+            if (y - R >= y0) // slot 0 is complete
+                acc = ff_add(acc, vec2(ssim_of(P[0], Q[0], Ka, Kb), 0.0));
+            [[unroll]] for (int s = 0; s < 2 * R; s++) {
+                P[s] = P[s + 1];
+                Q[s] = Q[s + 1];
+            }
+            P[2 * R] = vec4(0.0);
+            Q[2 * R] = vec2(0.0);
         }
-        // no barrier needed here: the next channel's load writes ta/tb (read
-        // before the last barrier) and its horizontal pass writes hs only after
-        // the barrier that follows that load
     }
     uint64_t r0 = wg_reduce(ff_pack(acc), OP_FF);
-    if (t == 0)
-        R64Buf(pc.part).v[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = r0;
+    if (gl_LocalInvocationIndex == 0u)
+        R64Buf(pc.part).v[(gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x +
+                          gl_WorkGroupID.x] = r0;
 }

@@ -3,9 +3,11 @@
  *
  * One command buffer: upload, pass 0 (the image -> one partial record per
  * workgroup, grid-stride loop of >= 16 pixels per invocation, at most 8 * WG
- * workgroups; histograms merged from shared memory with global atomics), pass 1
- * (one workgroup reduces the records), readback of the 128-byte result and the
- * 4 KiB of histograms only.
+ * workgroups; u8/u16 read 4 pixels at a time as 32-bit words; histograms
+ * counted with shared-memory atomics and merged into the global ones with one
+ * atomicAdd per non-empty bin per workgroup), pass 1 (one workgroup reduces
+ * the records, every slot in registers), readback of the 128-byte result and
+ * the 4 KiB of histograms only. No host round trip between the passes.
  *
  * Reductions inside a workgroup use subgroup arithmetic when the device has
  * VK_SUBGROUP_FEATURE_ARITHMETIC_BIT in compute (spec constant SUBGROUP), else

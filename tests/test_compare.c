@@ -342,6 +342,42 @@ static void test_mixed_formats(void)
     vkimg_image_free(&b);
 }
 
+/* two u16 images (the word-load path for 16 bits), 37x23 (a tail of 3 pixels):
+ * metrics, counts and the diff image (round(min(1, d/65535 * scale) * 255)) */
+static void test_u16(void)
+{
+    vkimg_image a = { 0 }, b = { 0 };
+    mk(&a, 37, 23, 3, VKIMG_U16);
+    fill(&a, 61, 0, 60000);
+    copy_img(&b, &a);
+    unsigned long long s = 17;
+    size_t n = 37 * 23 * 3;
+    for (int j = 0; j < 300; j++) {
+        size_t i = (size_t)(t_rand(&s) % n);
+        ((uint16_t *)b.data)[i] = (uint16_t)(((uint16_t *)a.data)[i] + 1 + t_rand(&s) % 5000);
+    }
+    ((uint16_t *)b.data)[n - 2] = (uint16_t)(((uint16_t *)a.data)[n - 2] + 5500); /* unique max, in the tail */
+    vkimg_compare_opts o = VKIMG_COMPARE_DEFAULTS;
+    o.fail = 2000.5 / 65535;
+    o.warn = 100.5 / 65535;
+    o.want_diff = true;
+    o.diff_scale = 3;
+    ref_metrics m = ref_compare(&a, &b, o.fail, o.warn);
+    vkimg_compare_result r;
+    CHECK(cmp(&a, &b, &o, &r) == 0, "u16");
+    check_metrics("u16 vs u16", &r, &m);
+    CHECK(m.mx == 36 && m.my == 22 && m.mc == 1, "u16: planted max");
+    int bad = 0;
+    for (size_t i = 0; r.diff.data && i < n; i++) {
+        double d = fabs((double)((uint16_t *)a.data)[i] - ((uint16_t *)b.data)[i]) / 65535 * 3;
+        bad += ((uint8_t *)r.diff.data)[i] != (uint8_t)floor(fmin(d, 1.0) * 255 + 0.5);
+    }
+    CHECK(r.diff.data && bad == 0, "u16: %d diff samples wrong", bad);
+    vkimg_image_free(&r.diff);
+    vkimg_image_free(&a);
+    vkimg_image_free(&b);
+}
+
 static void test_float(void)
 {
     vkimg_image a = { 0 }, b = { 0 };
@@ -362,7 +398,6 @@ static void test_float(void)
     check_metrics("f32", &r, &m);
 
     /* ties: equal errors (exact in fp32) at several places -> the smallest index wins */
-    copy_img(&b, &a);
     vkimg_image_free(&b);
     copy_img(&b, &a);
     pb = b.data;
@@ -459,6 +494,7 @@ int main(void)
     test_perturbed("subgroup", 131, 67, 4, 300);
     test_perturbed("subgroup", 1920, 1080, 3, 5000);
     test_mixed_formats();
+    test_u16();
     test_float();
     test_mismatch();
     test_ssim();
@@ -466,6 +502,7 @@ int main(void)
     /* shared-memory fallback */
     ctx->gpu.lim.subgroup_ops &= ~(uint32_t)VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
     test_perturbed("shared", 257, 129, 3, 800);
+    test_u16();
     test_ssim();
 
     printf("max relative error of MAE/RMSE/PSNR/max_err: %.3g; SSIM: %.3g (identical: %.3g)\n", max_rel_metric,
