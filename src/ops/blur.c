@@ -1,6 +1,24 @@
-/* blur: separable Gaussian, w_i = exp(-i^2 / (2 sigma^2)), i = -r..r, normalized.
- * Horizontal pass then vertical pass (shaders/blur.comp); colour is blurred
- * premultiplied by alpha. */
+/* blur: separable Gaussian, w_i = exp(-i^2 / (2 sigma^2)), i = -r..r, normalized
+ * (computed in double, uploaded as floats); colour is blurred premultiplied by
+ * alpha, borders clamp to the edge. shaders/blur.comp documents the kernels:
+ *
+ * - fused (r <= BLUR_RMAX and the tile fits shared memory): one dispatch, rows
+ *   then columns of a BLUR_TX x TY tile in shared memory; DRAM traffic is one
+ *   read of the input and one write of the output.
+ * - separable: a pass along x into a scratch image, then a pass along y. The
+ *   scratch image is u16 (unsigned normalized) when the input is 8- or 16-bit
+ *   without alpha and the output is u8: its rounding (<= 0.5/65535) stays under
+ *   0.002 of an 8-bit step, and it halves the scratch traffic of f32. Otherwise
+ *   f32 (16-bit and float outputs need the precision; with alpha, the colour is
+ *   divided by a blurred alpha that may be tiny).
+ *
+ * Up to BLUR_RMAX the kernels are specialized for the radius (unrolled loops,
+ * weights in push constants); past it, loops over blocks of taps read the
+ * weights from a buffer. Every invocation computes several outputs (blur_nb).
+ * The default is the path with the lower estimated cost (blur_pick_fused);
+ * VKIMG_BLUR_SEPARABLE=1 forces the separable passes, VKIMG_BLUR_FUSED=1 the
+ * fused kernel where it fits (to compare them), VKIMG_BLUR_NB=8|16 the block
+ * size of the loops. */
 #include "exec.h"
 #include "util.h"
 #include "blur.spv.h"
@@ -8,10 +26,15 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { O_SIGMA, O_RADIUS };
 
 #define BLUR_MAX_RADIUS 4096
+#define BLUR_RMAX 22 /* RMAX in blur.comp: largest radius with unrolled loops (weights in push constants) */
+#define BLUR_NB 8    /* outputs per invocation (see blur_nb) */
+#define BLUR_NBH 16  /* ... in the fused row pass */
+#define BLUR_TX 32   /* fused tile width (the shader's swizzle needs a multiple of 32) */
 
 static const vki_opt blur_opts[] = {
     [O_SIGMA] = { .name = "sigma", .type = VKI_OPT_FLOAT, .def = 1.0, .min = 0.0, .min_exclusive = true,
@@ -41,118 +64,288 @@ static double blur_bytes(int in_c, int in_size, int out_c, int out_size, const v
     return (double)in_c * in_size + (double)out_c * out_size;
 }
 
-enum { SPEC_DIR = VKI_SPEC_OP, SPEC_SPAN, SPEC_TILE, SPEC_PREMUL, SPEC_UNPREMUL, SPEC_FUSED };
+enum {
+    SPEC_DIR = VKI_SPEC_OP, SPEC_CHUNK, SPEC_T1, SPEC_PREMUL, SPEC_UNPREMUL, SPEC_FUSED,
+    SPEC_NB, SPEC_LINES, SPEC_ALONG, SPEC_PITCH, SPEC_R, SPEC_SWZ, SPEC_T2, SPEC_T4, SPEC_NBH, SPEC_PACKED,
+};
 
-/* Texels along the pass direction that one chunk keeps in shared memory. */
-static uint32_t blur_span(const vki_gpu *g, uint32_t along, uint32_t across, int r)
+/* The push constants of blur.comp (128 bytes: the minimum every device has). */
+typedef struct blur_push {
+    vki_addr src, dst, wts;
+    int32_t w, h, r;
+    float wk[BLUR_RMAX + 1];
+} blur_push;
+
+static uint32_t fmt_bytes(vkimg_fmt f)
 {
-    uint32_t fit = g->lim.max_shared / (uint32_t)(4 * sizeof(float)) / across;
-    uint32_t want = along + 2u * (uint32_t)r;
-    return want < fit ? want : fit;
+    return f == VKIMG_U8 ? 1 : f == VKIMG_F32 ? 4 : 2;
 }
 
-static int blur_pass(vki_rec *r, const vki_step *s, int dir, VkDeviceAddress src, vkimg_fmt src_fmt,
-                     VkDeviceAddress dst, vkimg_fmt dst_fmt, VkDeviceAddress wts, int rad)
+/* 32-bit words per texel in shared memory, as blur.comp packs them. */
+static uint32_t words_per_texel(vkimg_fmt f, int c)
 {
-    const vki_gpu *g = r->gpu;
-    /* Along x: one line of up to 256 texels. Along y: 16 columns x 16 rows. */
-    uint32_t lx, ly;
-    if (dir == 0) {
-        lx = vki_wg_1d(g);
-        ly = 1;
-    } else {
-        lx = 16;
-        ly = 16;
-        while (lx * ly > g->lim.max_wg_invocations || ly > g->lim.max_wg_size[1])
-            ly /= 2;
+    return f == VKIMG_U8 ? 1u : f == VKIMG_F32 ? (uint32_t)c : (uint32_t)(c + 1) / 2;
+}
+
+static uint32_t odd(uint32_t n) { return n | 1u; }
+
+/* Shared memory of blur.comp: a texel of W words is one element of s1 (uint,
+ * W = 1), s2 (uvec2, W = 2), s4 (uvec4, W = 4) or of s2 and s1 (W = 3). */
+typedef struct blur_shared { uint32_t t1, t2, t4; } blur_shared;
+
+static void shared_add(blur_shared *m, uint32_t w, uint64_t texels)
+{
+    if (w == 1 || w == 3)
+        m->t1 += (uint32_t)texels;
+    if (w == 2 || w == 3)
+        m->t2 += (uint32_t)texels;
+    if (w == 4)
+        m->t4 += (uint32_t)texels;
+}
+
+/* Usable 32-bit words: the unused arrays keep one element, and alignment. */
+static uint32_t shared_words(const vki_gpu *g)
+{
+    return g->lim.max_shared > 64 ? (g->lim.max_shared - 64) / 4 : 0;
+}
+
+static void shared_spec(vki_spec *spec, blur_shared m)
+{
+    vki_spec_set(spec, SPEC_T1, m.t1 ? m.t1 : 1);
+    vki_spec_set(spec, SPEC_T2, m.t2 ? m.t2 : 1);
+    vki_spec_set(spec, SPEC_T4, m.t4 ? m.t4 : 1);
+}
+
+static bool env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Outputs per invocation of the separable loops for radii over BLUR_RMAX:
+ * BLUR_NB on GPUs (the two window halves and the sums take 3*NB*C registers);
+ * 16 on CPU devices (lavapipe), where every shared-memory access is a loop over
+ * the lanes and costs far more than spilling registers (measured: -28% time
+ * at sigma 20). VKIMG_BLUR_NB=8 or 16 overrides it (=8: the GPU configuration
+ * on lavapipe, for tests). */
+static uint32_t blur_nb(const vki_gpu *g)
+{
+    const char *v = getenv("VKIMG_BLUR_NB");
+    if (v && (!strcmp(v, "8") || !strcmp(v, "16")))
+        return (uint32_t)atoi(v);
+    return g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 16u : BLUR_NB;
+}
+
+/* ---- separable pass: LINES lines x ALONG outputs per workgroup, NB outputs
+ * per invocation, the inputs of a line in chunks of CHUNK positions. */
+typedef struct blur_pass_plan {
+    uint32_t nb, lines, along, chunk, pitch, swz, wg;
+    blur_shared mem;
+    bool unrolled;
+} blur_pass_plan;
+
+static int plan_pass(const vki_gpu *g, int dir, vkimg_fmt in_fmt, int c, int rad, blur_pass_plan *pp)
+{
+    const uint32_t words = shared_words(g);
+    const uint32_t wg = vki_wg_1d(g), wpt = words_per_texel(in_fmt, c);
+    /* 32 lines: a warp reads 32 rows (x) or writes 32 adjacent columns (y) */
+    const uint32_t lines = wg < 32 ? wg : 32;
+    for (int unrolled = rad <= BLUR_RMAX; unrolled >= 0; unrolled--) {
+        const uint32_t nb = unrolled ? BLUR_NB : blur_nb(g), nblk = (2u * (uint32_t)rad + nb) / nb;
+        for (uint32_t segs = wg / lines; segs >= 1; segs /= 2) {
+            uint32_t along = segs * nb;
+            uint32_t np = unrolled ? along + 2u * (uint32_t)rad : (segs + nblk) * nb; /* positions per line */
+            uint32_t chunk = np, pitch = dir == 0 ? odd(np) : 0, in_words;
+            if (dir == 0) {
+                in_words = wpt * lines * pitch;
+                if (in_words > words) {
+                    uint32_t fit = words / (wpt * lines);
+                    chunk = fit < 1 ? 0 : (fit - 1) / nb * nb; /* pitch odd(chunk) <= fit */
+                    pitch = odd(chunk);
+                    in_words = wpt * lines * pitch;
+                }
+            } else {
+                in_words = wpt * lines * np;
+                if (in_words > words) {
+                    chunk = words / (wpt * lines) / nb * nb;
+                    in_words = wpt * lines * chunk;
+                }
+            }
+            if (chunk < nb || (unrolled && chunk < np))
+                continue; /* unrolled: one chunk only */
+            /* along x the results are staged in shared memory */
+            uint32_t stage = dir == 0 ? lines * along * (uint32_t)c : 0;
+            if (stage > words)
+                continue;
+            uint32_t rs = along * (uint32_t)c, swz = 0;
+            if (lines > 1)
+                for (swz = 31; swz && rs % (swz + 1); swz >>= 1) /* e ^ (l & swz) stays in the row */
+                    ;
+            /* along x: planar in s1, staging aliased; along y: texels */
+            blur_shared mem = { 0 };
+            if (dir == 0)
+                mem.t1 = in_words > stage ? in_words : stage;
+            else
+                shared_add(&mem, wpt, (uint64_t)lines * chunk);
+            *pp = (blur_pass_plan){ .nb = nb, .lines = lines, .along = along, .chunk = chunk, .pitch = pitch ? pitch : 1,
+                                    .swz = swz, .wg = lines * segs, .mem = mem, .unrolled = unrolled };
+            return 0;
+        }
     }
-    uint32_t along = dir == 0 ? lx : ly, across = dir == 0 ? ly : lx;
-    uint32_t span = blur_span(g, along, across, rad);
-    if (span < along)
-        return vki_fail(r->e, VKIMG_E_RUNTIME, "blur: device shared memory (%u bytes) too small for a %ux%u workgroup",
-                        g->lim.max_shared, lx, ly);
+    return -1;
+}
+
+static int blur_pass(vki_rec *r, const vki_step *s, int dir, const blur_pass_plan *plan, VkDeviceAddress src,
+                     vkimg_fmt src_fmt, VkDeviceAddress dst, vkimg_fmt dst_fmt, const blur_push *w, int rad)
+{
+    const blur_pass_plan pp = *plan;
     vki_step ps = *s;
     ps.in_fmt = src_fmt;
     ps.out_fmt = dst_fmt;
     ps.out_c = s->in_c;
     vki_spec spec = { 0 };
-    vki_step_spec(&ps, &spec, lx, ly, 1);
+    vki_step_spec(&ps, &spec, pp.wg, 1, 1);
     vki_spec_set(&spec, SPEC_DIR, (uint32_t)dir);
-    vki_spec_set(&spec, SPEC_SPAN, span);
-    vki_spec_set(&spec, SPEC_TILE, span * across);
+    vki_spec_set(&spec, SPEC_CHUNK, pp.chunk);
+    shared_spec(&spec, pp.mem);
     bool alpha = s->in_c == 2 || s->in_c == 4;
     vki_spec_set(&spec, SPEC_PREMUL, alpha && dir == 0);
     vki_spec_set(&spec, SPEC_UNPREMUL, alpha && dir == 1);
-    struct {
-        vki_addr src, dst, wts;
-        int32_t w, h, r;
-    } pc = { vki_addr_of(src), vki_addr_of(dst), vki_addr_of(wts), s->w, s->h, rad };
+    vki_spec_set(&spec, SPEC_NB, pp.nb);
+    vki_spec_set(&spec, SPEC_LINES, pp.lines);
+    vki_spec_set(&spec, SPEC_ALONG, pp.along);
+    vki_spec_set(&spec, SPEC_PITCH, pp.pitch);
+    vki_spec_set(&spec, SPEC_R, pp.unrolled ? (uint32_t)rad : (uint32_t)-1);
+    vki_spec_set(&spec, SPEC_SWZ, pp.swz);
+    vki_spec_set(&spec, SPEC_PACKED, dir == 0 && s->in_packed_rgb8_words);
+    blur_push pc = *w;
+    pc.src = vki_addr_of(src);
+    pc.dst = vki_addr_of(dst);
+    uint32_t gx = dir == 0 ? pp.along : pp.lines, gy = dir == 0 ? pp.lines : pp.along;
     return vki_rec_dispatch(r, dir == 0 ? "blur-h" : "blur-v", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc,
-                            ((uint32_t)s->w + lx - 1) / lx, ((uint32_t)s->h + ly - 1) / ly, 1);
+                            ((uint32_t)s->w + gx - 1) / gx, ((uint32_t)s->h + gy - 1) / gy, 1);
 }
 
-/* One dispatch for both passes when a tile and its halo fit shared memory:
- * 32x8 outputs (a warp's row stays coalesced), else 16x16. Returns -1 when
- * neither fits (then the separable passes run). */
-static int blur_fused(vki_rec *r, const vki_step *s, VkDeviceAddress wts, int rad)
+/* ---- fused: a BLUR_TX x TY output tile; the shared memory holds the input
+ * tile ((TY+2r) rows of odd pitch >= TX+2r, packed words) and the row results
+ * ((TY+2r) x TX floats per channel). The largest TY <= 128 that fits; 0 if none. */
+static uint32_t fused_ty(const vki_gpu *g, const vki_step *s, int rad, blur_shared *mem)
+{
+    const uint32_t words = shared_words(g), c = (uint32_t)s->in_c, wpt = words_per_texel(s->in_fmt, s->in_c);
+    if (rad > BLUR_RMAX || vki_wg_1d(g) < BLUR_TX)
+        return 0;
+    for (uint32_t ty = 128; ty >= BLUR_NB; ty /= 2) { /* TX is a multiple of BLUR_NBH */
+        uint64_t th = ty + 2ull * rad, pitch = odd(BLUR_TX + 2u * (uint32_t)rad);
+        if (wpt * th * pitch + c * th * BLUR_TX <= words) {
+            *mem = (blur_shared){ 0 };
+            shared_add(mem, wpt, th * pitch);
+            shared_add(mem, c, th * BLUR_TX);
+            return ty;
+        }
+    }
+    return 0;
+}
+
+static int blur_fused(vki_rec *r, const vki_step *s, const blur_push *w, int rad, uint32_t ty, blur_shared mem)
 {
     const vki_gpu *g = r->gpu;
-    static const uint32_t shapes[][2] = { { 32, 8 }, { 16, 16 } };
-    if (getenv("VKIMG_BLUR_SEPARABLE")) /* to compare the two paths */
-        return -1;
-    for (size_t i = 0; i < VKI_ARRAY_LEN(shapes); i++) {
-        uint32_t lx = shapes[i][0], ly = shapes[i][1];
-        if (lx * ly > g->lim.max_wg_invocations || lx > g->lim.max_wg_size[0] || ly > g->lim.max_wg_size[1])
-            continue;
-        uint64_t tw = lx + 2ull * rad, th = ly + 2ull * rad;
-        uint64_t bytes = (tw * th + th * lx) * 4 * sizeof(float);
-        if (bytes > g->lim.max_shared)
-            continue;
-        bool alpha = s->in_c == 2 || s->in_c == 4;
-        vki_spec spec = { 0 };
-        vki_step_spec(s, &spec, lx, ly, 1);
-        vki_spec_set(&spec, SPEC_FUSED, 1);
-        vki_spec_set(&spec, SPEC_TILE, (uint32_t)(tw * th + th * lx));
-        vki_spec_set(&spec, SPEC_PREMUL, alpha);
-        vki_spec_set(&spec, SPEC_UNPREMUL, alpha);
-        struct {
-            vki_addr src, dst, wts;
-            int32_t w, h, r;
-        } pc = { vki_addr_of(s->in), vki_addr_of(s->out), vki_addr_of(wts), s->w, s->h, rad };
-        return vki_rec_dispatch(r, "blur", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc,
-                                ((uint32_t)s->w + lx - 1) / lx, ((uint32_t)s->h + ly - 1) / ly, 1);
-    }
-    return -1; /* doesn't fit: separable passes */
+    bool alpha = s->in_c == 2 || s->in_c == 4;
+    vki_spec spec = { 0 };
+    vki_step_spec(s, &spec, vki_wg_1d(g), 1, 1);
+    vki_spec_set(&spec, SPEC_FUSED, 1);
+    shared_spec(&spec, mem);
+    vki_spec_set(&spec, SPEC_PREMUL, alpha);
+    vki_spec_set(&spec, SPEC_UNPREMUL, alpha);
+    vki_spec_set(&spec, SPEC_NB, BLUR_NB);
+    vki_spec_set(&spec, SPEC_NBH, BLUR_NBH);
+    vki_spec_set(&spec, SPEC_LINES, BLUR_TX);
+    vki_spec_set(&spec, SPEC_ALONG, ty);
+    vki_spec_set(&spec, SPEC_PITCH, odd(BLUR_TX + 2u * (uint32_t)rad));
+    vki_spec_set(&spec, SPEC_R, (uint32_t)rad);
+    vki_spec_set(&spec, SPEC_PACKED, s->in_packed_rgb8_words);
+    blur_push pc = *w;
+    pc.src = vki_addr_of(s->in);
+    pc.dst = vki_addr_of(s->out);
+    return vki_rec_dispatch(r, "blur", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc,
+                            ((uint32_t)s->w + BLUR_TX - 1) / BLUR_TX, ((uint32_t)s->h + ty - 1) / ty, 1);
+}
+
+/* Scratch format of the separable passes (see the top of the file). */
+static vkimg_fmt blur_inter_fmt(const vki_step *s)
+{
+    bool alpha = s->in_c == 2 || s->in_c == 4;
+    bool unit = s->in_fmt == VKIMG_U8 || s->in_fmt == VKIMG_U16; /* input in [0, 1] */
+    return !alpha && unit && s->out_fmt == VKIMG_U8 ? VKIMG_U16 : VKIMG_F32;
+}
+
+/* Fused or separable (both unrolled: r <= BLUR_RMAX), by a rough cost per
+ * output pixel in multiply-adds of one channel: the taps computed (fused: the
+ * rows of the tile's halo too) against the DRAM bytes, a byte counted as 16
+ * multiply-adds (an H100 does ~33e12 FMA lanes/s and copies ~2.9e12 B/s, and
+ * kernels reach ~70% of that); each path is bound by the larger. */
+static bool blur_pick_fused(const vki_step *s, int rad, uint32_t ty)
+{
+    const double k = 16.0, c = s->in_c, taps = 2.0 * rad + 1;
+    double in = c * fmt_bytes(s->in_fmt), out = c * fmt_bytes(s->out_fmt);
+    double fused = fmax(c * taps * (1.0 + (ty + 2.0 * rad) / ty), k * (in + out));
+    double sep = fmax(c * taps * 2.0, k * (in + out + 2.0 * c * fmt_bytes(blur_inter_fmt(s))));
+    return fused <= sep;
 }
 
 static int record_blur(vki_rec *r, const vki_step *s)
 {
+    const vki_gpu *g = r->gpu;
     double sigma = s->args->v[O_SIGMA];
     int rad = (int)s->args->v[O_RADIUS];
-    size_t n = 2 * (size_t)rad + 1;
-    float *w = malloc(n * sizeof *w);
+    blur_push pc;
+    memset(&pc, 0, sizeof pc);
+    pc.w = s->w;
+    pc.h = s->h;
+    pc.r = rad;
+    double *w = malloc((2 * (size_t)rad + 1) * sizeof *w);
     if (!w)
         return vki_fail(r->e, VKIMG_E_RUNTIME, "blur: out of memory");
     double sum = 0;
     for (int i = -rad; i <= rad; i++)
-        sum += exp(-(double)i * i / (2 * sigma * sigma));
-    for (int i = -rad; i <= rad; i++)
-        w[i + rad] = (float)(exp(-(double)i * i / (2 * sigma * sigma)) / sum);
-    VkDeviceAddress wts, tmp;
-    int rc = vki_rec_const(r, w, n * sizeof *w, "blur weights", &wts);
+        sum += w[i + rad] = exp(-(double)i * i / (2 * sigma * sigma));
+    for (int i = 0; i <= rad && i <= BLUR_RMAX; i++) /* unrolled kernels: w_0..w_r in push constants */
+        pc.wk[i] = (float)(w[rad + i] / sum);
+
+    blur_shared mem;
+    uint32_t ty = env_on("VKIMG_BLUR_SEPARABLE") ? 0 : fused_ty(g, s, rad, &mem);
+    int rc = 0;
+    if (ty && (env_on("VKIMG_BLUR_FUSED") || blur_pick_fused(s, rad, ty))) {
+        free(w);
+        return blur_fused(r, s, &pc, rad, ty, mem);
+    }
+    vkimg_fmt inter = blur_inter_fmt(s);
+    blur_pass_plan ph, pv;
+    if (plan_pass(g, 0, s->in_fmt, s->in_c, rad, &ph) || plan_pass(g, 1, inter, s->in_c, rad, &pv))
+        rc = vki_fail(r->e, VKIMG_E_RUNTIME, "blur: device shared memory (%u bytes) too small", g->lim.max_shared);
+    if (!rc && (!ph.unrolled || !pv.unrolled)) {
+        /* the loop kernels read the 2r+1 taps from a buffer, zero-padded to a
+         * multiple of NB (the same for both passes: it depends on the device) */
+        size_t nb = !ph.unrolled ? ph.nb : pv.nb, n = (2 * (size_t)rad + nb) / nb * nb;
+        float *wf = calloc(n, sizeof *wf);
+        if (!wf)
+            rc = vki_fail(r->e, VKIMG_E_RUNTIME, "blur: out of memory");
+        for (int i = 0; !rc && i <= 2 * rad; i++)
+            wf[i] = (float)(w[i] / sum);
+        VkDeviceAddress wts = 0;
+        if (!rc)
+            rc = vki_rec_const(r, wf, n * sizeof *wf, "blur weights", &wts);
+        free(wf);
+        pc.wts = vki_addr_of(wts);
+    }
     free(w);
-    if (rc)
-        return rc;
-    if ((rc = blur_fused(r, s, wts, rad)) >= 0)
-        return rc;
-    /* horizontal result, premultiplied, full float precision */
-    rc = vki_rec_scratch(r, (VkDeviceSize)s->w * s->h * s->in_c * sizeof(float), "blur intermediate", &tmp);
-    if (rc)
-        return rc;
-    rc = blur_pass(r, s, 0, s->in, s->in_fmt, tmp, VKIMG_F32, wts, rad);
-    if (rc)
-        return rc;
-    return blur_pass(r, s, 1, tmp, VKIMG_F32, s->out, s->out_fmt, wts, rad);
+    VkDeviceAddress tmp;
+    if (!rc)
+        rc = vki_rec_scratch(r, (VkDeviceSize)s->w * s->h * s->in_c * fmt_bytes(inter), "blur intermediate", &tmp);
+    if (!rc)
+        rc = blur_pass(r, s, 0, &ph, s->in, s->in_fmt, tmp, inter, &pc, rad);
+    if (!rc)
+        rc = blur_pass(r, s, 1, &pv, tmp, inter, s->out, s->out_fmt, &pc, rad);
+    return rc;
 }
 
 const vki_op_desc vki_op_blur = {
