@@ -1,4 +1,5 @@
-/* Image decode (stb_image), encode (png.c, stb_image_write, npy.c), header checks and
+/* Image decode (png.c's fast path, TurboJPEG in jpeg.c, stb_image for the rest and as
+ * the fallback), encode (png.c, jpeg.c, stb_image_write, npy.c), header checks and
  * atomic writes. No Vulkan. Thread-safe: no global state is changed.
  *
  * Ownership: vkimg_image.data is always malloc()ed (stb_image's buffers included, see
@@ -103,8 +104,10 @@ static int output_kind(const char *path, vkimg_file_kind *k, vkimg_err *e)
 
 /* ---------------------------------------------------------------- loading */
 
-static int check_dims(const char *name, uint64_t w, uint64_t h, uint64_t max_pixels, vkimg_err *e)
+int vki_check_dims(const char *name, uint64_t w, uint64_t h, uint64_t max_pixels, vkimg_err *e)
 {
+    if (!max_pixels)
+        max_pixels = VKIMG_DEFAULT_MAX_PIXELS;
     if (w == 0 || h == 0)
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: image has no pixels (%llux%llu)", name, (unsigned long long)w,
                         (unsigned long long)h);
@@ -129,7 +132,7 @@ static int png_peek(const unsigned char *b, size_t len, const char *name, uint64
 {
     if (len < 24 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) || get32be(b + 8) != 13 || memcmp(b + 12, "IHDR", 4))
         return 0;
-    return check_dims(name, get32be(b + 16), get32be(b + 20), max_pixels, e);
+    return vki_check_dims(name, get32be(b + 16), get32be(b + 20), max_pixels, e);
 }
 
 int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg_load_opts *o, vkimg_image *out,
@@ -151,12 +154,30 @@ int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg
     int rc = png_peek(b, len, name, max_pixels, e);
     if (rc)
         return rc;
+    /* the fast paths; what they decline goes to stb_image, as every file did before */
+    char tj_msg[sizeof e->msg + 2] = ""; /* "TurboJPEG: ...; " when TurboJPEG declined */
+    vkimg_err fe; /* the fast path's error, or why it declined */
+    if (len >= 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8)) {
+        if ((rc = vki_png_decode(b, len, name, max_pixels, out, &fe)) != VKI_DECLINED) {
+            if (rc && e)
+                *e = fe;
+            return rc;
+        }
+    } else if (len >= 2 && b[0] == 0xff && b[1] == 0xd8) { /* SOI */
+        if ((rc = vki_jpeg_decode(b, len, name, max_pixels, out, &fe)) != VKI_DECLINED) {
+            if (rc && e)
+                *e = fe;
+            return rc;
+        }
+        snprintf(tj_msg, sizeof tj_msg, "%s; ", fe.msg);
+    }
+
     int w = 0, h = 0, c = 0;
     if (!stbi_info_from_memory(b, n, &w, &h, &c))
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: not a supported image (stb_image: %s)", name, stb_reason());
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: not a supported image (%sstb_image: %s)", name, tj_msg, stb_reason());
     if (w <= 0 || h <= 0)
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: image has no pixels (%dx%d)", name, w, h);
-    if ((rc = check_dims(name, (uint64_t)w, (uint64_t)h, max_pixels, e)))
+    if ((rc = vki_check_dims(name, (uint64_t)w, (uint64_t)h, max_pixels, e)))
         return rc;
     if (c < 1 || c > 4)
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: image has %d channels (1..4 supported)", name, c);
@@ -175,8 +196,8 @@ int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg
         data = stbi_load_from_memory(b, n, &lw, &lh, &lc, 0);
     }
     if (!data)
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot decode (stb_image: %s)", name, stb_reason());
-    if (lw <= 0 || lh <= 0 || lc < 1 || lc > 4 || (rc = check_dims(name, (uint64_t)lw, (uint64_t)lh, max_pixels, e))) {
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot decode (%sstb_image: %s)", name, tj_msg, stb_reason());
+    if (lw <= 0 || lh <= 0 || lc < 1 || lc > 4 || (rc = vki_check_dims(name, (uint64_t)lw, (uint64_t)lh, max_pixels, e))) {
         free(data);
         return rc ? rc : vki_fail(e, VKIMG_E_RUNTIME, "%s: decoder returned %dx%dx%d", name, lw, lh, lc);
     }
@@ -502,21 +523,28 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         return vki_npy_save(path, vki_npy_descr(im->fmt), im->c == 1 ? 2 : 3, shape, im->data, bytes, e);
     }
 
-    /* stb_image_write computes offsets and sizes in int, and JPEG and TGA headers hold
-     * 16-bit sizes */
+    /* JPEG and TGA headers hold 16-bit sizes */
     const int64_t w = im->w, h = im->h;
     if ((k == VKIMG_FILE_JPEG || k == VKIMG_FILE_TGA) && (w > 65535 || h > 65535))
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: %s is limited to 65535x65535 pixels, the image is %dx%d", path,
                         kind_name(k), im->w, im->h);
-    if ((w * 4 + 4) * h > INT_MAX - 4096) /* bytes of BMP/TGA, samples of HDR, JPEG offsets */
+    if (k == VKIMG_FILE_JPEG) { /* TurboJPEG (jpeg.c): gray stays gray, alpha is dropped */
+        unsigned char *jpg;
+        size_t n;
+        vkimg_err je;
+        if ((rc = vki_jpeg_encode(im, quality, &jpg, &n, &je)))
+            return vki_fail(e, rc, "%s: %s", path, je.msg);
+        rc = vki_write_atomic(path, jpg, n, e);
+        free(jpg);
+        return rc;
+    }
+    /* stb_image_write computes offsets and sizes in int */
+    if ((w * 4 + 4) * h > INT_MAX - 4096) /* bytes of BMP/TGA, samples of HDR */
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: image too large for the %s writer (%dx%d)", path, kind_name(k),
                         im->w, im->h);
     membuf m = { NULL, 0, 0, 0 };
     int ok = 0;
     switch (k) {
-    case VKIMG_FILE_JPEG: /* always YCbCr: gray becomes 3 equal channels, alpha is dropped */
-        ok = stbi_write_jpg_to_func(membuf_write, &m, im->w, im->h, im->c, im->data, quality);
-        break;
     case VKIMG_FILE_BMP: /* 24-bit (gray expanded, gray+alpha loses alpha) or 32-bit RGBA */
         ok = stbi_write_bmp_to_func(membuf_write, &m, im->w, im->h, im->c, im->data);
         break;

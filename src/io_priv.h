@@ -1,4 +1,4 @@
-/* Internal helpers of the image I/O layer (io.c, png.c, npy.c). No Vulkan.
+/* Internal helpers of the image I/O layer (io.c, png.c, jpeg.c, npy.c). No Vulkan.
  *
  * Memory: every buffer these functions hand out is malloc()ed and freed with free();
  * image data (vkimg_image.data) is always malloc()ed, including the buffers that
@@ -10,6 +10,17 @@
 #include "vkimg.h"
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* Returned by the fast-path decoders (vki_png_decode, vki_jpeg_decode) for a file
+ * they leave to stb_image: e->msg says why (no file name), nothing is allocated and
+ * the caller goes on with stb. Not a VKIMG_E_* code. */
+#define VKI_DECLINED (-1)
+
+/* The size checks every decoder makes before allocating pixel memory: no side 0 or
+ * over 2^24, at most max_pixels (0: VKIMG_DEFAULT_MAX_PIXELS) pixels.
+ * VKIMG_E_RUNTIME "NAME: image is WxH ..." otherwise. */
+int vki_check_dims(const char *name, uint64_t w, uint64_t h, uint64_t max_pixels, vkimg_err *e);
 
 /* One piece of a file written by vki_write_atomic_v. */
 typedef struct vki_span {
@@ -35,6 +46,30 @@ int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t
  * small value to exercise the split). */
 int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned char **out, size_t *outlen,
                       vkimg_err *e);
+
+/* The fast PNG decoder (png.c): non-interlaced 8/16-bit PNGs of every colour type,
+ * inflated by libdeflate and unfiltered here, giving exactly what stb_image gives
+ * (palette -> RGB/RGBA, tRNS colour key -> an alpha channel, 16-bit -> host order
+ * U16). Returns 0 with *out filled (data malloc()ed), VKI_DECLINED for a file to
+ * hand to stb_image (interlaced, bit depth < 8, unknown critical chunks, anything
+ * malformed: see png.c), or VKIMG_E_RUNTIME naming `name` (over the limits, out of
+ * memory). Thread-safe. */
+int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                   vkimg_err *e);
+
+/* JPEG through libjpeg-turbo's TurboJPEG API (jpeg.c). Decode: 8-bit baseline,
+ * progressive or arithmetic-coded JPEGs; grayscale gives 1 channel, colour 3 (RGB).
+ * The header is read and checked against max_pixels before allocating. Returns 0,
+ * VKI_DECLINED (CMYK/YCCK, anything TurboJPEG refuses or warns about: e->msg holds
+ * "TurboJPEG: <its message>" for the caller's report), or VKIMG_E_RUNTIME naming
+ * `name` (limits, out of memory). Thread-safe (one TurboJPEG handle per call). */
+int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                    vkimg_err *e);
+/* Encodes a U8 image at quality 1..100: 1-2 channels as a grayscale JPEG (alpha
+ * dropped), 3-4 as YCbCr (alpha dropped) with 4:2:0 chroma subsampling below
+ * quality 90 and 4:4:4 from 90 up. At most 65535x65535. *out is malloc()ed. Errors
+ * name no file: the caller adds the path. */
+int vki_jpeg_encode(const vkimg_image *im, int quality, unsigned char **out, size_t *outlen, vkimg_err *e);
 
 /* Writes a NumPy .npy file (format 1.0, C order, header padded so the data starts at
  * a multiple of 64 bytes) atomically, like vkimg_save. descr is a NumPy type string

@@ -7,7 +7,10 @@
  * Nothing here changes stb's global state (no vertical flip, no unpremultiply), so
  * concurrent decodes/encodes on several threads are safe; stbi_failure_reason() is
  * thread-local (STBI_THREAD_LOCAL). PNG output normally goes through png.c; should
- * stb's own PNG writer be used, its zlib stream comes from libdeflate. */
+ * stb's own PNG writer be used, its zlib stream comes from libdeflate. JPEG goes
+ * through jpeg.c (TurboJPEG) both ways, and most PNGs are decoded by png.c's fast
+ * path: stb_image decodes the other formats and whatever those two decline, and
+ * stb_image_write writes BMP, TGA and HDR. */
 #include <limits.h>
 #include <stdlib.h>
 
@@ -41,7 +44,8 @@ static unsigned char *vki_stbiw_zlib_compress(unsigned char *data, int data_len,
     return out;
 }
 
-/* stb_image_write's JPEG bit writer shifts a signed int past INT_MAX
+/* stb_image_write's JPEG bit writer (compiled in, though vkimg now writes JPEG with
+ * TurboJPEG) shifts a signed int past INT_MAX
  * (stbiw__jpg_writeBits: bitBuf <<= 8; only its low 24 bits matter). GCC defines
  * that shift (its manual, "Integers implementation": it does not use C's latitude to
  * treat signed '<<' as undefined), but -fsanitize=undefined still aborts on it. As

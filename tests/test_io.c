@@ -1,7 +1,10 @@
 /* Image I/O: every output format round-tripped through vkimg_save + vkimg_load, the
  * PNG encoder's stream checked on its own (CRCs, filters, big-endian samples), .npy
  * headers, decode limits and error paths, and the atomic-write guarantees (no output,
- * no temporary file, an existing output untouched) after every failed save. No device. */
+ * no temporary file, an existing output untouched) after every failed save. The PNG
+ * fast path against stb_image (hand-made files of every kind, truncation, corruption),
+ * JPEG through TurboJPEG (round trips, subsampling, CMYK fallback, damage), and both
+ * on several threads. No device. */
 #include "io_priv.h"
 #include "t.h"
 #include "vkimg.h"
@@ -11,6 +14,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +25,8 @@
 #include <unistd.h>
 
 #include <libdeflate.h>
+#include <stb_image.h>
+#include <turbojpeg.h>
 
 static char g_dir[256];
 
@@ -597,19 +603,21 @@ static void test_roundtrip_stb(void)
         vkimg_image_free(&back);
     }
 
-    /* JPEG quality 100 on a smooth image: mean abs error < 3 per sample; stb writes
-     * YCbCr, so everything comes back as 3 channels (gray replicated, alpha dropped) */
+    /* JPEG (TurboJPEG, see test_jpeg) quality 100 on a smooth image: mean abs error < 3
+     * per sample; gray and gray+alpha come back as 1 channel (a grayscale JPEG), RGB
+     * and RGBA as 3 (alpha dropped) */
     for (int c = 1; c <= 4; c++) {
         char name[32];
         snprintf(name, sizeof name, "rt_%d.jpg", c);
         make_image(&im, 64, 48, c, VKIMG_U8, 0, 60 + c);
         vkimg_save_opts so = { 100, -1 };
+        const int want_c = c <= 2 ? 1 : 3;
         CHECK(vkimg_save(P(name), &im, &so, &e) == 0, "save %s: %s", name, e.msg);
         CHECK(vkimg_load(P(name), NULL, &back, &e) == 0, "load %s: %s", name, e.msg);
-        CHECK(back.c == 3 && back.fmt == VKIMG_U8 && back.w == 64 && back.h == 48, "%s: %dx%dx%d back", name, back.w,
-              back.h, back.c);
-        if (back.c == 3) {
-            double mae = mean_abs_u8(&im, &back, 3);
+        CHECK(back.c == want_c && back.fmt == VKIMG_U8 && back.w == 64 && back.h == 48, "%s: %dx%dx%d back", name,
+              back.w, back.h, back.c);
+        if (back.c == want_c) {
+            double mae = mean_abs_u8(&im, &back, want_c);
             CHECK(mae < 3.0, "%s: mean abs error %.3f", name, mae);
         }
         vkimg_image_free(&back);
@@ -971,6 +979,783 @@ static void test_save_errors(void)
     CHECK(count_temps(g_dir) == 0, "no temporaries at the end");
 }
 
+/* ---------------------------------------------------------------- PNG fast path */
+
+/* A growable byte buffer. */
+typedef struct bbuf {
+    unsigned char *p;
+    size_t n, cap;
+} bbuf;
+
+static void bb_put(bbuf *b, const void *d, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n)
+            cap *= 2;
+        unsigned char *q = realloc(b->p, cap);
+        if (!q) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+
+static void bb_chunk(bbuf *b, const char *type, const void *d, size_t n)
+{
+    unsigned char h[8], c[4];
+    put32(h, (uint32_t)n);
+    memcpy(h + 4, type, 4);
+    size_t at = b->n;
+    bb_put(b, h, 8);
+    bb_put(b, d, n);
+    put32(c, libdeflate_crc32(0, b->p + at + 4, 4 + n));
+    bb_put(b, c, 4);
+}
+
+/* What a hand-made PNG looks like (mk_png). */
+typedef struct png_spec {
+    int w, h, depth, ctype, interlace;
+    const unsigned char *raw; /* the image's rows in PNG byte order, packed for depth < 8 */
+    int filter;               /* 0..4: every row; 5: row k (counted over all passes) gets (k + fseed) % 5 */
+    int fseed;
+    int bad_filter_row;       /* > 0: row bad_filter_row - 1 has filter type 5 */
+    const unsigned char *plte; /* nplte RGB entries, written when non-NULL */
+    int nplte;
+    const unsigned char *trns; /* ntrns bytes, written when non-NULL */
+    int ntrns;
+    int trns_after_idat;
+    size_t idat_max;          /* split the zlib stream into IDATs of this size (0: one) */
+    int empty_idats;          /* 1: empty IDAT chunks between and after the others; 2: also
+                                 before the first (stb then memcpy()s to NULL, which UBSan
+                                 stops at: not for the stb comparison) */
+    int extra_bytes;          /* zero bytes appended to the uncompressed data */
+    int bad_adler;            /* corrupt the zlib stream's Adler-32 */
+    const char *before, *after; /* chunk types (5 data bytes) before the first / after the last IDAT */
+    int no_iend;
+} png_spec;
+
+static const int png_chans[7] = { 1, 0, 3, 1, 2, 0, 4 };
+
+/* Filters h rows of rb bytes (pixel size bpp for the filters) into z. */
+static void filter_rows(bbuf *z, const unsigned char *rows, size_t rb, int h, size_t bpp, const png_spec *s, int *k)
+{
+    unsigned char *zero = calloc(1, rb + 1), *line = malloc(rb + 1);
+    for (int y = 0; y < h; y++, ++*k) {
+        const unsigned char *cur = rows + (size_t)y * rb, *prev = y ? cur - rb : zero;
+        int f = s->filter <= 4 ? s->filter : (*k + s->fseed) % 5;
+        if (s->bad_filter_row == *k + 1)
+            f = 5;
+        line[0] = (unsigned char)f;
+        for (size_t i = 0; i < rb; i++) {
+            int a = i >= bpp ? cur[i - bpp] : 0, b = prev[i], c = i >= bpp ? prev[i - bpp] : 0, p;
+            switch (f) {
+            case 1: p = a; break;
+            case 2: p = b; break;
+            case 3: p = (a + b) / 2; break;
+            case 4: p = (int)paeth_t(a, b, c); break;
+            default: p = 0; break;
+            }
+            line[1 + i] = (unsigned char)(cur[i] - p);
+        }
+        bb_put(z, line, rb + 1);
+    }
+    free(zero);
+    free(line);
+}
+
+/* Builds a PNG by hand (any filter, chunk order, defect); free() the result. */
+static unsigned char *mk_png(const png_spec *s, size_t *len)
+{
+    const int bits = png_chans[s->ctype] * s->depth;
+    const size_t rb = ((size_t)s->w * bits + 7) / 8, bpp = bits >= 8 ? (size_t)bits / 8 : 1;
+    bbuf z = { 0 }, out = { 0 };
+    int k = 0;
+    if (!s->interlace) {
+        filter_rows(&z, s->raw, rb, s->h, bpp, s, &k);
+    } else { /* Adam7, whole bytes per pixel (depth >= 8) */
+        static const int xo[7] = { 0, 4, 0, 2, 0, 1, 0 }, yo[7] = { 0, 0, 4, 0, 2, 0, 1 };
+        static const int xs[7] = { 8, 8, 4, 4, 2, 2, 1 }, ys[7] = { 8, 8, 8, 4, 4, 2, 2 };
+        for (int p = 0; p < 7; p++) {
+            int pw = (s->w - xo[p] + xs[p] - 1) / xs[p], ph = (s->h - yo[p] + ys[p] - 1) / ys[p];
+            if (pw <= 0 || ph <= 0)
+                continue;
+            unsigned char *sub = malloc((size_t)pw * ph * bpp);
+            for (int y = 0; y < ph; y++)
+                for (int x = 0; x < pw; x++)
+                    memcpy(sub + ((size_t)y * pw + x) * bpp,
+                           s->raw + (size_t)(yo[p] + y * ys[p]) * rb + (size_t)(xo[p] + x * xs[p]) * bpp, bpp);
+            filter_rows(&z, sub, (size_t)pw * bpp, ph, bpp, s, &k);
+            free(sub);
+        }
+    }
+    for (int i = 0; i < s->extra_bytes; i++)
+        bb_put(&z, "", 1);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+    size_t cap = libdeflate_zlib_compress_bound(c, z.n);
+    unsigned char *zd = malloc(cap);
+    size_t zn = libdeflate_zlib_compress(c, z.p, z.n, zd, cap);
+    libdeflate_free_compressor(c);
+    if (s->bad_adler)
+        zd[zn - 1] ^= 0x5a;
+
+    bb_put(&out, "\x89PNG\r\n\x1a\n", 8);
+    unsigned char ih[13];
+    put32(ih, (uint32_t)s->w);
+    put32(ih + 4, (uint32_t)s->h);
+    ih[8] = (unsigned char)s->depth;
+    ih[9] = (unsigned char)s->ctype;
+    ih[10] = ih[11] = 0;
+    ih[12] = (unsigned char)s->interlace;
+    bb_chunk(&out, "IHDR", ih, 13);
+    if (s->before)
+        bb_chunk(&out, s->before, "hello", 5);
+    if (s->plte)
+        bb_chunk(&out, "PLTE", s->plte, (size_t)s->nplte * 3);
+    if (s->trns && !s->trns_after_idat)
+        bb_chunk(&out, "tRNS", s->trns, (size_t)s->ntrns);
+    size_t step = s->idat_max ? s->idat_max : zn;
+    for (size_t off = 0; off < zn; off += step) {
+        if (s->empty_idats > (off == 0))
+            bb_chunk(&out, "IDAT", "", 0);
+        bb_chunk(&out, "IDAT", zd + off, zn - off < step ? zn - off : step);
+    }
+    if (s->empty_idats)
+        bb_chunk(&out, "IDAT", "", 0);
+    if (s->trns && s->trns_after_idat)
+        bb_chunk(&out, "tRNS", s->trns, (size_t)s->ntrns);
+    if (s->after)
+        bb_chunk(&out, s->after, "world", 5);
+    if (!s->no_iend)
+        bb_chunk(&out, "IEND", "", 0);
+    free(zd);
+    free(z.p);
+    *len = out.n;
+    return out.p;
+}
+
+/* stb_image's own decode of a PNG, as vkimg_load calls it (U16 for 16-bit files):
+ * the reference. 0 or -1. */
+static int stb_decode(const unsigned char *p, size_t n, vkimg_image *ref)
+{
+    memset(ref, 0, sizeof *ref);
+    int w, h, c, is16 = stbi_is_16_bit_from_memory(p, (int)n);
+    void *d = is16 ? (void *)stbi_load_16_from_memory(p, (int)n, &w, &h, &c, 0)
+                   : (void *)stbi_load_from_memory(p, (int)n, &w, &h, &c, 0);
+    if (!d)
+        return -1;
+    *ref = (vkimg_image){ w, h, c, is16 ? VKIMG_U16 : VKIMG_U8, d };
+    return 0;
+}
+
+static int g_fast_ok, g_fast_declined;
+
+/* Decodes png with the fast path and with stb. want_reason == NULL: the fast path
+ * must take it and agree with stb byte for byte; else it must decline with that
+ * reason. Either way vkimg_load_memory must give stb's result (or fail naming the
+ * file when stb fails). Returns the fast path's image (or a zeroed one). */
+static vkimg_image check_fast(int line, const unsigned char *png, size_t n, const char *what, const char *want_reason)
+{
+    vkimg_err e;
+    vkimg_image fast, ref, via;
+    int rc = vki_png_decode(png, n, "fast.png", VKIMG_DEFAULT_MAX_PIXELS, &fast, &e);
+    int src = stb_decode(png, n, &ref);
+    if (!want_reason) {
+        CHECK(rc == 0, "line %d %s: fast path rc %d: %s", line, what, rc, e.msg);
+        CHECK(src == 0, "line %d %s: stb fails: %s", line, what, stbi_failure_reason());
+        if (rc == 0 && src == 0)
+            CHECK(same_image(&fast, &ref), "line %d %s: fast %dx%dx%d %s, stb %dx%dx%d %s, or pixels differ", line,
+                  what, fast.w, fast.h, fast.c, vkimg_fmt_name(fast.fmt), ref.w, ref.h, ref.c, vkimg_fmt_name(ref.fmt));
+        g_fast_ok += rc == 0;
+    } else {
+        CHECK(rc == VKI_DECLINED && !fast.data && strstr(e.msg, want_reason), "line %d %s: rc %d (%s), want declined: %s",
+              line, what, rc, e.msg, want_reason);
+        g_fast_declined += rc == VKI_DECLINED;
+    }
+    int lrc = vkimg_load_memory(png, n, "via.png", NULL, &via, &e);
+    if (src == 0)
+        CHECK(lrc == 0 && same_image(&via, &ref), "line %d %s: vkimg_load_memory differs from stb (rc %d %s)", line,
+              what, lrc, lrc ? e.msg : "");
+    else
+        CHECK(lrc == VKIMG_E_RUNTIME && !via.data && strstr(e.msg, "via.png: ") && strstr(e.msg, "stb_image: "),
+              "line %d %s: rc %d: %s", line, what, lrc, e.msg);
+    vkimg_image_free(&via);
+    vkimg_image_free(&ref);
+    return fast;
+}
+#define CHECK_FAST(png, n, what, reason) check_fast(__LINE__, png, n, what, reason)
+
+/* Sample data: 0 full-range noise, 1 values 0..3 (paeth ties, colour-key hits),
+ * 2 gradient, 3 constant. */
+static void fill(unsigned char *p, size_t n, int mode, unsigned long long *s)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = mode == 0 ? (unsigned char)t_rand(s) : mode == 1 ? (unsigned char)(t_rand(s) & 3)
+               : mode == 2 ? (unsigned char)(i * 7 + i / 13) : 0x5a;
+}
+
+static void test_png_fast(void)
+{
+    unsigned long long seed = 12345;
+    static const int sizes[][2] = { { 1, 1 }, { 1, 6 }, { 5, 1 }, { 2, 2 }, { 3, 7 }, { 7, 3 }, { 13, 5 }, { 31, 9 }, { 65, 4 } };
+    static const int ctypes[5] = { 0, 2, 3, 4, 6 };
+    char what[128];
+    int n_cases = 0;
+
+    /* every colour type x 8/16 bits x size x filter (each alone, and cycling with
+     * the first row taking each) x data: identical to stb and to the source rows */
+    for (int ci = 0; ci < 5; ci++)
+        for (int depth = 8; depth <= 16; depth += 8)
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                for (int f = 0; f < 10; f++)
+                    for (int mode = 0; mode < 3; mode++) {
+                        const int ct = ctypes[ci], w = sizes[si][0], h = sizes[si][1];
+                        if (ct == 3 && depth == 16)
+                            continue;
+                        const int ch = png_chans[ct];
+                        const size_t rb = (size_t)w * ch * (depth / 8), n = rb * h;
+                        unsigned char *raw = malloc(n), pal[256 * 3];
+                        fill(raw, n, mode, &seed);
+                        png_spec s = { .w = w, .h = h, .depth = depth, .ctype = ct, .raw = raw,
+                                       .filter = f < 5 ? f : 5, .fseed = f - 5 };
+                        int npal = 0;
+                        if (ct == 3) { /* indices below the palette's length */
+                            npal = mode == 1 ? 4 : 1 + (int)(t_rand(&seed) % 256);
+                            for (size_t i = 0; i < n; i++)
+                                raw[i] = (unsigned char)(raw[i] % npal);
+                            fill(pal, sizeof pal, 0, &seed);
+                            s.plte = pal;
+                            s.nplte = npal;
+                        }
+                        size_t len;
+                        unsigned char *png = mk_png(&s, &len);
+                        snprintf(what, sizeof what, "ctype %d depth %d %dx%d filter %d data %d", ct, depth, w, h, f,
+                                 mode);
+                        vkimg_image im = CHECK_FAST(png, len, what, NULL);
+                        if (im.data && ct != 3) { /* and the source rows themselves (host order) */
+                            int eq = 1;
+                            for (size_t i = 0; i < n / (depth / 8); i++)
+                                eq &= depth == 8 ? ((uint8_t *)im.data)[i] == raw[i]
+                                                 : ((uint16_t *)im.data)[i] == (raw[2 * i] << 8 | raw[2 * i + 1]);
+                            CHECK(eq, "%s: samples differ from the source", what);
+                        }
+                        vkimg_image_free(&im);
+                        free(png);
+                        free(raw);
+                        n_cases++;
+                    }
+
+    /* palette + tRNS (none, empty, shorter than, as long as PLTE), gray/RGB + tRNS
+     * colour keys (8-bit keys with a high byte, which stb ignores), 8 and 16 bits */
+    for (int t = 0; t < 4; t++)
+        for (int mode = 0; mode < 2; mode++) {
+            const int w = 19, h = 7, npal = mode ? 5 : 200;
+            unsigned char raw[19 * 7], pal[200 * 3], trns[200];
+            fill(raw, sizeof raw, 0, &seed);
+            for (size_t i = 0; i < sizeof raw; i++)
+                raw[i] = (unsigned char)(raw[i] % npal);
+            fill(pal, sizeof pal, 0, &seed);
+            fill(trns, sizeof trns, 0, &seed);
+            png_spec s = { .w = w, .h = h, .depth = 8, .ctype = 3, .raw = raw, .filter = 5, .plte = pal, .nplte = npal,
+                           .trns = t ? trns : NULL, .ntrns = t == 1 ? 0 : t == 2 ? npal / 2 : npal };
+            size_t len;
+            unsigned char *png = mk_png(&s, &len);
+            snprintf(what, sizeof what, "palette %d + tRNS variant %d", npal, t);
+            vkimg_image im = CHECK_FAST(png, len, what, NULL);
+            CHECK(im.c == (t ? 4 : 3), "%s: %d channels", what, im.c);
+            if (im.data) {
+                int eq = 1;
+                for (int i = 0; i < w * h; i++)
+                    for (int k = 0; k < im.c; k++) {
+                        int want = k < 3 ? pal[raw[i] * 3 + k] : raw[i] < s.ntrns ? trns[raw[i]] : 255;
+                        eq &= ((uint8_t *)im.data)[i * im.c + k] == want;
+                    }
+                CHECK(eq, "%s: palette expansion", what);
+            }
+            vkimg_image_free(&im);
+            free(png);
+        }
+    for (int ct = 0; ct <= 2; ct += 2)
+        for (int depth = 8; depth <= 16; depth += 8) {
+            const int ch = png_chans[ct], w = 23, h = 6;
+            const size_t n = (size_t)w * h * ch * (depth / 8);
+            unsigned char raw[23 * 6 * 3 * 2], key[6];
+            fill(raw, n, 1, &seed); /* values 0..3: partial matches */
+            for (int k = 0; k < ch; k++) {
+                key[2 * k] = depth == 8 ? (unsigned char)(k + 1) : 0x02; /* 8-bit: high byte ignored by stb */
+                key[2 * k + 1] = (unsigned char)(k & 1 ? 3 : 1);
+            }
+            for (int i = 0; i < w * h; i += 5) /* every 5th pixel is the key colour */
+                memcpy(raw + (size_t)i * ch * (depth / 8), depth == 8 ? (const unsigned char[]){ 1, 3, 1 } : key,
+                       (size_t)ch * (depth / 8));
+            png_spec s = { .w = w, .h = h, .depth = depth, .ctype = ct, .raw = raw, .filter = 5, .trns = key,
+                           .ntrns = 2 * ch };
+            size_t len;
+            unsigned char *png = mk_png(&s, &len);
+            snprintf(what, sizeof what, "ctype %d depth %d + tRNS key", ct, depth);
+            vkimg_image im = CHECK_FAST(png, len, what, NULL);
+            CHECK(im.c == ch + 1, "%s: %d channels", what, im.c);
+            if (im.data && im.c == ch + 1) {
+                int zeros = 0, eq = 1;
+                for (int i = 0; i < w * h; i++) {
+                    unsigned a = depth == 8 ? ((uint8_t *)im.data)[i * im.c + ch] : ((uint16_t *)im.data)[i * im.c + ch];
+                    zeros += a == 0;
+                    eq &= a == 0 || a == (depth == 8 ? 255u : 65535u);
+                }
+                CHECK(eq && zeros > 0 && zeros < w * h, "%s: alpha values (%d transparent)", what, zeros);
+            }
+            vkimg_image_free(&im);
+            free(png);
+        }
+
+    /* stream layout: many IDATs (1 byte each, empty ones between), ancillary chunks
+     * before and after the data (including an unknown one), a suggested PLTE in an RGB
+     * image: taken, identical */
+    {
+        const int w = 17, h = 9;
+        unsigned char raw[17 * 9 * 4], pal[3 * 16];
+        fill(raw, sizeof raw, 0, &seed);
+        fill(pal, sizeof pal, 0, &seed);
+        png_spec s = { .w = w, .h = h, .depth = 8, .ctype = 6, .raw = raw, .filter = 5, .idat_max = 1,
+                       .empty_idats = 1, .before = "gAMA", .after = "quUx" };
+        size_t len;
+        unsigned char *png = mk_png(&s, &len);
+        vkimg_image im = CHECK_FAST(png, len, "1-byte IDATs + ancillary chunks", NULL);
+        vkimg_image_free(&im);
+        free(png);
+        s.empty_idats = 2; /* the fast path alone: the source rows */
+        png = mk_png(&s, &len);
+        vkimg_err e;
+        CHECK(vki_png_decode(png, len, "e.png", 0, &im, &e) == 0 && im.c == 4 && !memcmp(im.data, raw, sizeof raw),
+              "a leading empty IDAT: %s", e.msg);
+        vkimg_image_free(&im);
+        free(png);
+        png_spec s2 = { .w = w, .h = h, .depth = 8, .ctype = 2, .raw = raw, .filter = 4, .plte = pal, .nplte = 16,
+                        .idat_max = 50, .before = "tEXt", .after = "tIME" };
+        png = mk_png(&s2, &len);
+        im = CHECK_FAST(png, len, "RGB with a suggested PLTE", NULL);
+        vkimg_image_free(&im);
+        free(png);
+    }
+
+    /* declined, and vkimg_load_memory gives exactly what stb gives (or its error) */
+    {
+        const int w = 13, h = 9;
+        unsigned char raw[13 * 9 * 8], pal[3 * 16];
+        fill(raw, sizeof raw, 0, &seed);
+        fill(pal, sizeof pal, 0, &seed);
+        size_t len;
+        unsigned char *png;
+        vkimg_image im;
+#define DECLINED(reason, ...)                                       \
+    do {                                                            \
+        png_spec s_ = { .w = w, .h = h, .raw = raw, __VA_ARGS__ };  \
+        png = mk_png(&s_, &len);                                    \
+        im = CHECK_FAST(png, len, #__VA_ARGS__, reason);            \
+        vkimg_image_free(&im);                                      \
+        free(png);                                                  \
+    } while (0)
+        DECLINED("interlaced", .depth = 8, .ctype = 2, .interlace = 1, .filter = 5);
+        DECLINED("interlaced", .depth = 16, .ctype = 6, .interlace = 1, .filter = 5);
+        DECLINED("bit depth 1", .depth = 1, .ctype = 0, .filter = 5);
+        DECLINED("bit depth 2", .depth = 2, .ctype = 0, .filter = 5);
+        DECLINED("bit depth 4", .depth = 4, .ctype = 3, .filter = 5, .plte = pal, .nplte = 16);
+        DECLINED("critical chunk 'QUUX'", .depth = 8, .ctype = 2, .filter = 1, .before = "QUUX");
+        DECLINED("critical chunk 'CgBI'", .depth = 8, .ctype = 2, .filter = 1, .after = "CgBI");
+        DECLINED("more pixel data", .depth = 8, .ctype = 0, .filter = 2, .extra_bytes = 14);
+        DECLINED("zlib data libdeflate rejects", .depth = 8, .ctype = 2, .filter = 3, .bad_adler = 1);
+        DECLINED("invalid filter type 5 in row 4", .depth = 8, .ctype = 2, .filter = 5, .bad_filter_row = 5);
+        DECLINED("unusual tRNS", .depth = 8, .ctype = 6, .filter = 0, .trns = pal, .ntrns = 8);
+        DECLINED("unusual tRNS", .depth = 8, .ctype = 0, .filter = 0, .trns = pal, .ntrns = 2, .trns_after_idat = 1);
+        DECLINED("IDAT before PLTE", .depth = 8, .ctype = 3, .filter = 0);
+        DECLINED("no IEND", .depth = 16, .ctype = 2, .filter = 4, .no_iend = 1);
+#undef DECLINED
+        /* a palette index past the PLTE: stb would read uninitialized palette entries */
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            raw[i] &= 3;
+        raw[w * h - 1] = 4;
+        png_spec s = { .w = w, .h = h, .depth = 8, .ctype = 3, .raw = raw, .filter = 5, .plte = pal, .nplte = 4 };
+        png = mk_png(&s, &len);
+        vkimg_err e;
+        int rc = vki_png_decode(png, len, "pal.png", 0, &im, &e);
+        CHECK(rc == VKI_DECLINED && !im.data && strstr(e.msg, "palette index past the 4 entries"), "index past PLTE: %s",
+              e.msg);
+        free(png);
+    }
+
+    /* the encoder's own files (adaptive filters, split IDATs, levels 0..12): the fast
+     * path takes them all; across them every filter type occurs */
+    {
+        unsigned used = 0;
+        for (int is16 = 0; is16 < 2; is16++)
+            for (int c = 1; c <= 4; c++)
+                for (int v = 0; v < 4; v++) {
+                    vkimg_image im, ramp;
+                    vkimg_err e;
+                    const int w = 1 + 37 * v, h = 1 + 5 * v;
+                    make_image(&im, w, h, c, is16 ? VKIMG_U16 : VKIMG_U8, v & 1, 300 + c + v);
+                    if (v == 3) { /* gradients: sub and up */
+                        vkimg_image_alloc(&ramp, w, h, c, im.fmt, &e);
+                        for (size_t i = 0; i < (size_t)w * h * c; i++) {
+                            unsigned val = (unsigned)((i / c) % w * 5 + (i / c / w) * (i % c));
+                            if (is16)
+                                ((uint16_t *)ramp.data)[i] = (uint16_t)(val * 300);
+                            else
+                                ((uint8_t *)ramp.data)[i] = (uint8_t)val;
+                        }
+                        vkimg_image_free(&im);
+                        im = ramp;
+                    }
+                    unsigned char *png, filters[64];
+                    size_t len;
+                    int pw, ph, depth, ctype, nidat;
+                    CHECK(vki_png_encode_ex(&im, v * 4, v == 2 ? 7 : 1u << 20, &png, &len, &e) == 0, "encode: %s",
+                          e.msg);
+                    unsigned char *raw = png_parse(png, len, &pw, &ph, &depth, &ctype, filters, 64, &nidat);
+                    if (raw)
+                        for (int y = 0; y < ph; y++)
+                            used |= 1u << filters[y];
+                    free(raw);
+                    snprintf(what, sizeof what, "encoder %d-bit c=%d variant %d", is16 ? 16 : 8, c, v);
+                    vkimg_image back = CHECK_FAST(png, len, what, NULL);
+                    CHECK(same_image(&back, &im), "%s: not the encoded image", what);
+                    vkimg_image_free(&back);
+                    vkimg_image_free(&im);
+                    free(png);
+                }
+        CHECK(used == 0x1f, "the encoder corpus used only filters %#x", used);
+    }
+    fprintf(stderr, "note: PNG fast path: %d files taken and identical to stb (%d of every colour type/depth/size/filter), "
+                    "%d declined as they should\n", g_fast_ok, n_cases, g_fast_declined);
+}
+
+/* Truncation at every length and random corruption: the fast path never crashes,
+ * leaks or takes a file that stb decodes differently; the loader's errors name the
+ * file. (Run under ASan by scripts/setup --asan.) */
+static void test_png_fast_damage(void)
+{
+    unsigned long long seed = 777;
+    unsigned char raw[21 * 11 * 8], pal[3 * 40], key[6] = { 0, 1, 0, 2, 0, 3 };
+    fill(raw, sizeof raw, 0, &seed);
+    fill(pal, sizeof pal, 0, &seed);
+    unsigned char praw[21 * 11];
+    for (size_t i = 0; i < sizeof praw; i++)
+        praw[i] = raw[i] % 40;
+    const png_spec bases[] = {
+        { .w = 21, .h = 11, .depth = 8, .ctype = 2, .raw = raw, .filter = 5, .idat_max = 100 },
+        { .w = 21, .h = 11, .depth = 16, .ctype = 6, .raw = raw, .filter = 5 },
+        { .w = 21, .h = 11, .depth = 8, .ctype = 3, .raw = praw, .filter = 5, .plte = pal, .nplte = 40, .trns = pal,
+          .ntrns = 20 },
+        { .w = 21, .h = 11, .depth = 16, .ctype = 2, .raw = raw, .filter = 5, .trns = key, .ntrns = 6 },
+    };
+    int taken = 0, declined = 0, hard = 0;
+    for (size_t bi = 0; bi < sizeof bases / sizeof bases[0]; bi++) {
+        size_t len;
+        unsigned char *png = mk_png(&bases[bi], &len);
+        vkimg_err e;
+        vkimg_image im, ref;
+
+        /* every prefix: declined (no IEND), nothing allocated; the loader fails naming
+         * the file or gives stb's pixels */
+        int bad = 0;
+        for (size_t cut = 1; cut < len; cut++) {
+            unsigned char *b = malloc(cut); /* exact size: ASan sees any overread */
+            memcpy(b, png, cut);
+            int rc = vki_png_decode(b, cut, "cut.png", 0, &im, &e);
+            if (rc != VKI_DECLINED || im.data) {
+                if (!bad++)
+                    fprintf(stderr, "  base %zu cut %zu: rc %d %s\n", bi, cut, rc, e.msg);
+                vkimg_image_free(&im);
+            }
+            rc = vkimg_load_memory(b, cut, "cut.png", NULL, &im, &e);
+            int src = stb_decode(b, cut, &ref);
+            if (rc ? (src == 0 || !strstr(e.msg, "cut.png: ") || im.data) : (src != 0 || !same_image(&im, &ref))) {
+                if (!bad++)
+                    fprintf(stderr, "  base %zu cut %zu: load rc %d (%s), stb %d\n", bi, cut, rc, rc ? e.msg : "", src);
+            }
+            vkimg_image_free(&im);
+            vkimg_image_free(&ref);
+            free(b);
+        }
+        CHECK(bad == 0, "base %zu: %d truncated files handled wrongly", bi, bad);
+
+        /* 1-3 random bytes changed after IHDR, or one of IHDR's depth/type/method
+         * bytes: whenever the fast path decodes, stb decodes the same */
+        bad = 0;
+        for (int it = 0; it < 400; it++) {
+            unsigned char *b = malloc(len);
+            memcpy(b, png, len);
+            int nm = 1 + (int)(t_rand(&seed) % 3);
+            for (int m = 0; m < nm; m++) {
+                size_t at = it % 10 == 0 ? 24 + t_rand(&seed) % 5 : 33 + t_rand(&seed) % (len - 33);
+                b[at] = (unsigned char)(it & 1 ? t_rand(&seed) : b[at] ^ (1u << (t_rand(&seed) % 8)));
+            }
+            int rc = vki_png_decode(b, len, "bad.png", 1 << 20, &im, &e);
+            if (rc == 0) {
+                taken++;
+                if (stb_decode(b, len, &ref) || !same_image(&im, &ref)) {
+                    if (!bad++)
+                        fprintf(stderr, "  base %zu mutation %d: taken, but stb differs\n", bi, it);
+                }
+                vkimg_image_free(&ref);
+            } else if (rc == VKI_DECLINED) {
+                declined++;
+                bad += im.data != NULL;
+            } else {
+                hard++;
+                bad += !strstr(e.msg, "bad.png: ") || im.data != NULL;
+            }
+            vkimg_image_free(&im);
+            free(b);
+        }
+        CHECK(bad == 0, "base %zu: %d corrupted files handled wrongly", bi, bad);
+        free(png);
+    }
+    fprintf(stderr, "note: corrupted PNGs: %d taken (all identical to stb), %d declined, %d refused\n", taken, declined,
+            hard);
+    CHECK(taken > 0 && declined > 0, "mutations exercised both outcomes");
+}
+
+/* ---------------------------------------------------------------- JPEG (TurboJPEG) */
+
+static unsigned char *load_file(const char *path, size_t *n)
+{
+    unsigned char *b = read_all(path, n);
+    CHECK(b && *n > 0, "%s: unreadable", path);
+    return b;
+}
+
+static void test_jpeg(void)
+{
+    vkimg_err e;
+    vkimg_image im, back, ref;
+    char name[64];
+
+    /* round trips at assorted sizes (1x1, odd, not multiples of the 8/16 blocks) and
+     * qualities: the right size and channels, close to the source; TurboJPEG's decode
+     * and stb's decode of the same file agree closely (each has its own IDCT) */
+    static const int sz[][2] = { { 1, 1 }, { 3, 5 }, { 17, 9 }, { 64, 48 }, { 250, 31 } };
+    static const int quals[] = { 1, 50, 89, 90, 100 };
+    for (size_t si = 0; si < sizeof sz / sizeof sz[0]; si++)
+        for (int c = 1; c <= 4; c++)
+            for (size_t qi = 0; qi < sizeof quals / sizeof quals[0]; qi++) {
+                const int w = sz[si][0], h = sz[si][1], q = quals[qi], want_c = c <= 2 ? 1 : 3;
+                snprintf(name, sizeof name, "t%zu_%d_q%d.jpg", si, c, q);
+                make_image(&im, w, h, c, VKIMG_U8, 0, 900 + c + si);
+                vkimg_save_opts so = { q, -1 };
+                CHECK(vkimg_save(P(name), &im, &so, &e) == 0, "save %s: %s", name, e.msg);
+                size_t n;
+                unsigned char *jpg = load_file(P(name), &n);
+                int rc = vki_jpeg_decode(jpg, n, name, 0, &back, &e);
+                CHECK(rc == 0 && back.w == w && back.h == h && back.c == want_c && back.fmt == VKIMG_U8,
+                      "%s: rc %d %s %dx%dx%d", name, rc, rc ? e.msg : "", back.w, back.h, back.c);
+                if (rc == 0 && back.c == want_c) {
+                    double mae = mean_abs_u8(&im, &back, want_c);
+                    CHECK(mae < (q == 100 ? 3.0 : q >= 50 ? 6.0 : 40.0), "%s: mean abs error %.3f", name, mae);
+                    int sw, sh, sc;
+                    unsigned char *s = stbi_load_from_memory(jpg, (int)n, &sw, &sh, &sc, 0);
+                    CHECK(s && sw == w && sh == h && sc == want_c, "%s: stb reads %dx%dx%d", name, sw, sh, sc);
+                    if (s && sc == want_c) {
+                        ref = (vkimg_image){ sw, sh, sc, VKIMG_U8, s };
+                        double d = mean_abs_u8(&back, &ref, want_c);
+                        CHECK(d < 1.0, "%s: TurboJPEG and stb decodes differ by %.3f on average", name, d);
+                    }
+                    free(s);
+                    vkimg_image via;
+                    CHECK(vkimg_load_memory(jpg, n, name, NULL, &via, &e) == 0 && same_image(&via, &back),
+                          "%s: vkimg_load_memory is not TurboJPEG's decode", name);
+                    vkimg_image_free(&via);
+                }
+                /* the subsampling policy: gray, 4:2:0 below quality 90, 4:4:4 from 90 */
+                tjhandle th = tjInitDecompress();
+                int jw, jh, ss = -1, cs = -1;
+                CHECK(th && tjDecompressHeader3(th, jpg, (unsigned long)n, &jw, &jh, &ss, &cs) == 0, "%s: header",
+                      name);
+                int want_ss = c <= 2 ? TJSAMP_GRAY : q < 90 ? TJSAMP_420 : TJSAMP_444;
+                CHECK(ss == want_ss, "%s: subsampling %d, want %d", name, ss, want_ss);
+                if (th)
+                    tjDestroy(th);
+                free(jpg);
+                vkimg_image_free(&back);
+                vkimg_image_free(&im);
+            }
+
+    /* alpha is dropped: RGBA writes the very bytes of its RGB, gray+alpha of its gray */
+    for (int c = 2; c <= 4; c += 2) {
+        vkimg_image with, without;
+        make_image(&with, 40, 30, c, VKIMG_U8, 1, 5);
+        vkimg_image_alloc(&without, 40, 30, c - 1, VKIMG_U8, &e);
+        for (int i = 0; i < 40 * 30; i++)
+            memcpy((uint8_t *)without.data + i * (c - 1), (uint8_t *)with.data + i * c, (size_t)c - 1);
+        unsigned char *j1, *j2;
+        size_t n1, n2;
+        CHECK(vki_jpeg_encode(&with, 75, &j1, &n1, &e) == 0, "encode c=%d: %s", c, e.msg);
+        CHECK(vki_jpeg_encode(&without, 75, &j2, &n2, &e) == 0, "encode c=%d: %s", c - 1, e.msg);
+        CHECK(n1 == n2 && !memcmp(j1, j2, n1), "c=%d: not the JPEG of its first %d channels", c, c - 1);
+        free(j1);
+        free(j2);
+        vkimg_image_free(&with);
+        vkimg_image_free(&without);
+    }
+    /* a larger photo-like image: quality 90 default round trip */
+    make_image(&im, 333, 222, 3, VKIMG_U8, 1, 4242);
+    CHECK(vkimg_save(P("big.jpg"), &im, NULL, &e) == 0, "save big.jpg: %s", e.msg);
+    CHECK(vkimg_load(P("big.jpg"), NULL, &back, &e) == 0 && back.c == 3, "load big.jpg: %s", e.msg);
+    if (back.c == 3)
+        CHECK(mean_abs_u8(&im, &back, 3) < 8.0, "big.jpg: mean abs error %.3f", mean_abs_u8(&im, &back, 3));
+    vkimg_image_free(&back);
+
+    /* the pixel limit is checked from the header, before any pixel memory */
+    size_t n;
+    unsigned char *jpg = load_file(P("big.jpg"), &n);
+    vkimg_load_opts lo = { 333 * 222 - 1 };
+    int rc = vkimg_load_memory(jpg, n, "lim.jpg", &lo, &back, &e);
+    CHECK(rc == VKIMG_E_RUNTIME && !back.data &&
+              !strcmp(e.msg, "lim.jpg: image is 333x222 = 73926 pixels, over the limit of 73925 (--max-pixels)"),
+          "JPEG limit: %s", e.msg);
+    lo.max_pixels = 333 * 222;
+    CHECK(vkimg_load_memory(jpg, n, "lim.jpg", &lo, &back, &e) == 0, "JPEG at the limit: %s", e.msg);
+    vkimg_image_free(&back);
+
+    /* truncated: TurboJPEG stops at its warning and declines; stb also fails, and the
+     * message has both reasons and the file name */
+    write_file(P("cut.jpg"), jpg, n / 2);
+    rc = vkimg_load(P("cut.jpg"), NULL, &back, &e);
+    CHECK(rc == VKIMG_E_RUNTIME && !back.data && strstr(e.msg, P("cut.jpg")) &&
+              strstr(e.msg, "TurboJPEG: Premature end of JPEG file; stb_image: "),
+          "truncated JPEG: %s", e.msg);
+    int dbad = 0;
+    for (size_t cut = 2; cut < n; cut += cut < 700 ? 1 : 97) { /* every header prefix, then a stride */
+        vkimg_image via;
+        unsigned char *b = malloc(cut);
+        memcpy(b, jpg, cut);
+        rc = vki_jpeg_decode(b, cut, "c.jpg", 0, &back, &e);
+        dbad += rc != VKI_DECLINED || back.data || strncmp(e.msg, "TurboJPEG: ", 11);
+        vkimg_image_free(&back);
+        int src = stb_decode(b, cut, &ref);
+        rc = vkimg_load_memory(b, cut, "c.jpg", NULL, &via, &e);
+        int wrong = rc ? src == 0 || !strstr(e.msg, "c.jpg: ") || !strstr(e.msg, "TurboJPEG: ") : src || !same_image(&via, &ref);
+        if (wrong && !dbad)
+            fprintf(stderr, "  JPEG cut at %zu: rc %d %s, stb %d\n", cut, rc, rc ? e.msg : "", src);
+        dbad += wrong;
+        vkimg_image_free(&via);
+        vkimg_image_free(&ref);
+        free(b);
+    }
+    CHECK(dbad == 0, "%d truncated JPEGs handled wrongly", dbad);
+    /* not a JPEG after its SOI marker: both decoders' reasons */
+    memcpy(jpg + 2, "garbage that is no JPEG marker", 30);
+    rc = vkimg_load_memory(jpg, 32, "junk.jpg", NULL, &back, &e);
+    CHECK(rc == VKIMG_E_RUNTIME && strstr(e.msg, "junk.jpg: not a supported image (TurboJPEG: ") &&
+              strstr(e.msg, "; stb_image: "),
+          "junk JPEG: %s", e.msg);
+    free(jpg);
+    vkimg_image_free(&im);
+
+    /* CMYK (here YCCK, as TurboJPEG writes it): declined, so stb converts it to RGB
+     * exactly as before */
+    {
+        const int w = 24, h = 16;
+        unsigned char cmyk[24 * 16 * 4];
+        unsigned long long s = 99;
+        for (int i = 0; i < w * h * 4; i++)
+            cmyk[i] = (unsigned char)(i % 4 == 3 ? 40 + (int)(t_rand(&s) % 200) : (i / 4 % w) * 10 + (i % 4) * 30);
+        tjhandle th = tjInitCompress();
+        unsigned char *cj = NULL;
+        unsigned long cn = 0;
+        CHECK(th && tjCompress2(th, cmyk, w, w * 4, h, TJPF_CMYK, &cj, &cn, TJSAMP_444, 95, 0) == 0, "CMYK encode: %s",
+              tjGetErrorStr2(th));
+        rc = vki_jpeg_decode(cj, cn, "cmyk.jpg", 0, &back, &e);
+        CHECK(rc == VKI_DECLINED && !back.data && strstr(e.msg, "CMYK"), "CMYK: rc %d %s", rc, e.msg);
+        CHECK(vkimg_load_memory(cj, cn, "cmyk.jpg", NULL, &back, &e) == 0, "CMYK load: %s", e.msg);
+        int sw, sh, sc;
+        unsigned char *sp = stbi_load_from_memory(cj, (int)cn, &sw, &sh, &sc, 0);
+        ref = (vkimg_image){ sw, sh, sc, VKIMG_U8, sp };
+        CHECK(sp && back.c == 3 && same_image(&back, &ref), "CMYK: not stb's decode (c=%d)", back.c);
+        free(sp);
+        vkimg_image_free(&back);
+        tjFree(cj);
+        if (th)
+            tjDestroy(th);
+    }
+
+    /* encode errors: quality and size checked, the message from vkimg_save names the file */
+    make_image(&im, 8, 8, 3, VKIMG_U8, 0, 1);
+    unsigned char *o = (unsigned char *)&n;
+    CHECK(vki_jpeg_encode(&im, 0, &o, &n, &e) == VKIMG_E_USAGE && o == NULL, "quality 0");
+    CHECK(vki_jpeg_encode(&im, 101, &o, &n, &e) == VKIMG_E_USAGE, "quality 101");
+    im.fmt = VKIMG_U16;
+    CHECK(vki_jpeg_encode(&im, 90, &o, &n, &e) == VKIMG_E_RUNTIME, "u16");
+    im.fmt = VKIMG_U8;
+    vkimg_image_free(&im);
+}
+
+/* ---------------------------------------------------------------- threads */
+
+typedef struct io_job {
+    const unsigned char *png, *jpg;
+    size_t npng, njpg;
+    const vkimg_image *png_ref, *jpg_ref, *src;
+    const unsigned char *enc_ref;
+    size_t nenc_ref;
+    int bad;
+} io_job;
+
+static void *io_thread(void *arg)
+{
+    io_job *j = arg;
+    vkimg_err e;
+    for (int it = 0; it < 20; it++) {
+        vkimg_image a, b;
+        j->bad += vkimg_load_memory(j->png, j->npng, "t.png", NULL, &a, &e) || !same_image(&a, j->png_ref);
+        j->bad += vkimg_load_memory(j->jpg, j->njpg, "t.jpg", NULL, &b, &e) || !same_image(&b, j->jpg_ref);
+        vkimg_image_free(&a);
+        vkimg_image_free(&b);
+        unsigned char *out;
+        size_t n;
+        j->bad += vki_jpeg_encode(j->src, 80, &out, &n, &e) || n != j->nenc_ref || memcmp(out, j->enc_ref, n);
+        free(out);
+    }
+    return NULL;
+}
+
+/* Decodes (PNG fast path, TurboJPEG) and encodes on 4 threads at once: the same
+ * results as on one (no shared state). */
+static void test_io_threads(void)
+{
+    vkimg_err e;
+    vkimg_image src, png_ref, jpg_ref;
+    make_image(&src, 150, 90, 3, VKIMG_U8, 1, 31337);
+    unsigned char *png, *jpg;
+    size_t npng, njpg;
+    CHECK(vki_png_encode(&src, 3, &png, &npng, &e) == 0, "png: %s", e.msg);
+    CHECK(vki_jpeg_encode(&src, 80, &jpg, &njpg, &e) == 0, "jpg: %s", e.msg);
+    CHECK(vkimg_load_memory(png, npng, "r.png", NULL, &png_ref, &e) == 0, "png ref: %s", e.msg);
+    CHECK(vkimg_load_memory(jpg, njpg, "r.jpg", NULL, &jpg_ref, &e) == 0, "jpg ref: %s", e.msg);
+    io_job jobs[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (io_job){ png, jpg, npng, njpg, &png_ref, &jpg_ref, &src, jpg, njpg, 0 };
+        CHECK(pthread_create(&th[i], NULL, io_thread, &jobs[i]) == 0, "pthread_create");
+    }
+    int bad = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        bad += jobs[i].bad;
+    }
+    CHECK(bad == 0, "%d wrong results on 4 threads", bad);
+    free(png);
+    free(jpg);
+    vkimg_image_free(&src);
+    vkimg_image_free(&png_ref);
+    vkimg_image_free(&jpg_ref);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/vkimg-test-io-XXXXXX");
@@ -985,6 +1770,10 @@ int main(void)
     test_npy();
     test_load_errors();
     test_save_errors();
+    test_png_fast();
+    test_png_fast_damage();
+    test_jpeg();
+    test_io_threads();
     rm_rf(g_dir);
     return t_done("test_io");
 }
