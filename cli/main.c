@@ -14,6 +14,8 @@ static const char USAGE[] =
     "       vkimg ops [NAME] [--markdown]\n"
     "       vkimg devices\n"
     "       vkimg bench -f PIPELINE [--size WxH] [--channels N] [--repeat K] [--json]\n"
+    "       vkimg stats IN [--json] [--histogram] [--timing]\n"
+    "       vkimg compare A B [--fail X] [--warn X] [--ssim] [--diff PATH] [--json]  (exit 0..4, see README)\n"
     "\n"
     "Runs a filter pipeline on the GPU (Vulkan compute), e.g.\n"
     "  vkimg -i in.png -o out.png -f \"gray,blur=sigma=2\"\n"

@@ -68,7 +68,8 @@ typedef struct vkimg_load_opts {
     uint64_t max_pixels; /* 0 = VKIMG_DEFAULT_MAX_PIXELS */
 } vkimg_load_opts;
 
-/* Loads any format stb_image reads. 8-bit files give U8, 16-bit PNG/PNM/PSD give
+/* Loads any format stb_image reads (PNG through libdeflate and JPEG through
+ * libjpeg-turbo when they can, stb otherwise). 8-bit files give U8, 16-bit PNG/PNM/PSD give
  * U16, HDR gives F32. The header is read first and checked against max_pixels
  * before any pixel memory is allocated. */
 int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
