@@ -199,19 +199,10 @@ int vkimg_compare(vkimg_ctx *ctx, const vkimg_image *a, const vkimg_image *b, co
         goto done;
 
     const uint32_t nts = 7;
-    bool ts = timing && g->lim.timestamp_bits > 0;
-    if (ts) {
-        VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                      .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = nts };
-        VKI_VK(vkCreateQueryPool(g->dev, &qci, NULL, &qp));
-    }
-    if ((rc = vki_cmd_begin(g, &cmd, e)))
+    if ((rc = vki_cmd_begin_timed(g, &cmd, timing != NULL, nts, &qp, e)))
         goto done;
+    bool ts = qp != VK_NULL_HANDLE;
     rec.cmd = cmd.cmd;
-    if (ts) {
-        vkCmdResetQueryPool(cmd.cmd, qp, 0, nts);
-        vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 0);
-    }
     /* every result slot is written by the final passes; zero them anyway (slots
      * 5..7, 9..15 are read back unused) -- the uploads' barrier covers this */
     vkCmdFillBuffer(cmd.cmd, res.buf, 0, VK_WHOLE_SIZE, 0);

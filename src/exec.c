@@ -308,19 +308,10 @@ int vki_exec_run(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, con
         goto done;
 
     uint32_t nts = (uint32_t)n + 3;
-    bool ts = g->lim.timestamp_bits > 0 && o && o->timing;
-    if (ts) {
-        VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                      .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = nts };
-        VKI_VK(vkCreateQueryPool(g->dev, &qci, NULL, &qp));
-    }
-    if ((rc = vki_cmd_begin(g, &cmd, e)))
+    if ((rc = vki_cmd_begin_timed(g, &cmd, o && o->timing, nts, &qp, e)))
         goto done;
+    bool ts = qp != VK_NULL_HANDLE;
     rec.cmd = cmd.cmd;
-    if (ts) {
-        vkCmdResetQueryPool(cmd.cmd, qp, 0, nts);
-        vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 0);
-    }
     vki_stage_record(cmd.cmd, &stage, &pl.inb);
     if (ts)
         vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, qp, 1);

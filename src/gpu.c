@@ -889,6 +889,27 @@ fail:
     return e->code;
 }
 
+int vki_cmd_begin_timed(vki_gpu *g, vki_cmd *c, bool want, uint32_t n, VkQueryPool *qp, vkimg_err *e)
+{
+    *qp = VK_NULL_HANDLE;
+    memset(c, 0, sizeof *c);
+    if (want && g->lim.timestamp_bits > 0) {
+        VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                      .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = n };
+        VKI_VK(vkCreateQueryPool(g->dev, &qci, NULL, qp));
+    }
+    int rc = vki_cmd_begin(g, c, e);
+    if (rc)
+        return rc;
+    if (*qp) {
+        vkCmdResetQueryPool(c->cmd, *qp, 0, n);
+        vkCmdWriteTimestamp(c->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, *qp, 0);
+    }
+    return 0;
+fail:
+    return e->code;
+}
+
 void vki_cmd_abort(vki_gpu *g, vki_cmd *c)
 {
     if (c->pool)

@@ -136,6 +136,10 @@ typedef struct vki_cmd {
 int vki_cmd_begin(vki_gpu *g, vki_cmd *c, vkimg_err *e);
 /* Ends, submits, waits (fence), frees. */
 int vki_cmd_submit_wait(vki_gpu *g, vki_cmd *c, vkimg_err *e);
+/* vki_cmd_begin with timestamps: when `want` and the queue has timestamps,
+ * creates a query pool of n queries (*qp, else VK_NULL_HANDLE), resets it and
+ * writes query 0 at the top of the pipe. The caller destroys *qp. */
+int vki_cmd_begin_timed(vki_gpu *g, vki_cmd *c, bool want, uint32_t n, VkQueryPool *qp, vkimg_err *e);
 /* Frees a command buffer that won't be submitted (accepts an empty one). */
 void vki_cmd_abort(vki_gpu *g, vki_cmd *c);
 

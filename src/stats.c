@@ -161,19 +161,10 @@ int vkimg_image_stats(vkimg_ctx *ctx, const vkimg_image *im, bool histogram, vki
         goto done;
 
     const uint32_t nts = 5;
-    bool ts = timing && g->lim.timestamp_bits > 0;
-    if (ts) {
-        VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                      .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = nts };
-        VKI_VK(vkCreateQueryPool(g->dev, &qci, NULL, &qp));
-    }
-    if ((rc = vki_cmd_begin(g, &cmd, e)))
+    if ((rc = vki_cmd_begin_timed(g, &cmd, timing != NULL, nts, &qp, e)))
         goto done;
+    bool ts = qp != VK_NULL_HANDLE;
     rec.cmd = cmd.cmd;
-    if (ts) {
-        vkCmdResetQueryPool(cmd.cmd, qp, 0, nts);
-        vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 0);
-    }
     /* zero the histograms; the upload's transfer->compute barrier covers it */
     vkCmdFillBuffer(cmd.cmd, res.buf, 0, VK_WHOLE_SIZE, 0);
     vki_stage_record(cmd.cmd, &stage, &inb);
