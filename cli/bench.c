@@ -1,5 +1,5 @@
 /* vkimg bench -f PIPELINE [--size WxH] [--channels N] [--format u8|u16|f32]
- *             [--repeat K] [--device D] [--json] [--validate]
+ *             [--repeat K] [--device D] [--json] [--validate] [--no-cache]
  *
  * JSON schema (version 1):
  * { "version": 1, "device": str, "width": int, "height": int, "channels": int,
@@ -27,7 +27,7 @@ static const char BENCH_USAGE[] =
 int cmd_bench(int argc, char **argv)
 {
     const char *ftext = NULL, *device = NULL;
-    bool json = false, validate = false;
+    bool json = false, validate = false, no_cache = false;
     vkimg_bench_opts bo = { .w = 7680, .h = 4320, .c = 3, .fmt = VKIMG_U8, .repeat = 20 };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -40,6 +40,8 @@ int cmd_bench(int argc, char **argv)
             json = true;
         } else if (!strcmp(a, "--validate")) {
             validate = true;
+        } else if (!strcmp(a, "--no-cache")) {
+            no_cache = true;
         } else if (!v) {
             return cli_error(2, "bench: %s needs a value (see 'vkimg bench --help')", a);
         } else if (!strcmp(a, "-f") || !strcmp(a, "--filter")) {
@@ -83,7 +85,7 @@ int cmd_bench(int argc, char **argv)
     if (!p)
         return cli_report_pipeline(ftext, &e);
     double t0 = vki_cli_now_ms();
-    vkimg_ctx_opts co = { .device = device, .validate = validate, .log = cli_log };
+    vkimg_ctx_opts co = { .device = device, .validate = validate, .no_cache = no_cache, .log = cli_log };
     vkimg_ctx *ctx = vkimg_ctx_create(&co, &e);
     double ctx_ms = vki_cli_now_ms() - t0;
     int rc = 0;

@@ -32,6 +32,7 @@ static const char USAGE[] =
     "  --png-level N         PNG compression level 0..12 (default 6)\n"
     "  --max-pixels N        refuse inputs with more pixels (default 268435456)\n"
     "  --validate            enable the Khronos validation layer (also VKIMG_VALIDATE=1)\n"
+    "  --no-cache            don't read or write the pipeline cache (also VKIMG_NO_CACHE=1)\n"
     "  -v, --verbose         say which device is used\n"
     "  -q, --quiet           print nothing but errors\n"
     "  --version, -h/--help\n"

@@ -444,7 +444,7 @@ int cmd_process(int argc, char **argv)
     strvec ins = { 0 }, args_in = { 0 };
     const char *out = NULL, *ftext = NULL, *ffile = NULL, *device = NULL;
     bool timing = false, quiet = false, validate = false, recursive = false, json = false;
-    bool skip_existing = false, fail_fast = false;
+    bool skip_existing = false, fail_fast = false, no_cache = false;
     int progress = -1; /* auto: when stderr is a TTY */
     long quality = 90, level = 6, max_pixels = (long)VKIMG_DEFAULT_MAX_PIXELS, threads = 0, inflight = 0,
          gpu_inflight = 2;
@@ -514,6 +514,8 @@ int cmd_process(int argc, char **argv)
             recursive = true;
         } else if (!strcmp(a, "--json")) {
             json = true;
+        } else if (!strcmp(a, "--no-cache")) {
+            no_cache = true;
         } else if (!strcmp(a, "--skip-existing")) {
             skip_existing = true;
         } else if (!strcmp(a, "--fail-fast")) {
@@ -692,7 +694,7 @@ int cmd_process(int argc, char **argv)
         if (pthread_create(&tids[started], NULL, worker, &b))
             break;
     /* the device comes up while the first images decode */
-    vkimg_ctx_opts co = { .device = device, .validate = validate, .log = cli_log };
+    vkimg_ctx_opts co = { .device = device, .validate = validate, .no_cache = no_cache, .log = cli_log };
     vkimg_ctx *ctx = vkimg_ctx_create(&co, &e);
     pthread_mutex_lock(&b.mu);
     b.ctx = ctx;

@@ -123,5 +123,11 @@ mkdir -p "$t/o1" "$t/o4"
 "$vk" -q -i "$t/in/*.png" -o "$t/o4/" -f "gray,blur=1.5" --threads 4 --gpu-inflight 3
 check "deterministic across thread counts" 'diff -r "$t/o1" "$t/o4" >/dev/null'
 
+# --no-cache: no pipeline cache written; without it one file appears
+XDG_CACHE_HOME="$t/cache1" "$vk" -q -i "$t/in/img1.png" -o "$t/out/nc.png" -f gray --no-cache
+check "--no-cache writes no pipeline cache" '[ ! -d "$t/cache1/vkimg" ]'
+XDG_CACHE_HOME="$t/cache2" "$vk" -q -i "$t/in/img1.png" -o "$t/out/c.png" -f gray
+check "the pipeline cache is written by default" '[ $(ls "$t/cache2/vkimg" | wc -l) -eq 1 ]'
+
 echo "test_batch: $pass passed, $fail failed"
 [ $fail -eq 0 ]
