@@ -18,6 +18,8 @@
 // stores are coalesced like all the other global accesses (consecutive
 // invocations, consecutive addresses).
 //
+// FUSED = 2: one pass of a box filter (method=box, below).
+//
 // Register blocking: an invocation computes N consecutive outputs along the
 // pass (N = NB; NBH for the fused rows), so each texel it reads from shared
 // memory feeds up to N outputs: N + 2r reads per N outputs instead of 2r + 1
@@ -44,6 +46,7 @@
 // store (UNPREMUL): colour is blurred premultiplied.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "common.glsl"
 
 layout(constant_id = 8) const int DIR = 0;
@@ -431,10 +434,68 @@ void separable()
     }
 }
 
+// FUSED = 2 (method=box): one box pass of radius pc.r along DIR, the mean of
+// the 2r+1 texels around each output. Passes after the first read the previous
+// one over an extended domain (blur.c), so only the first clamps to the image:
+// the cascade is exactly the convolution of the clamped image with the
+// composite kernel. Domains along DIR (positions, as int bits in pc.wk[0..3]):
+// input [in_lo, in_lo + in_n), output [out_lo, out_lo + out_n); along x a row
+// of the buffer holds the domain (pitch = its length), along y a row is an
+// image row (pitch pc.w).
+//
+// Invocation = (line, chunk of CHUNK outputs along DIR); a running sum over the
+// window: after the first window (2r+1 reads; CHUNK >= r keeps that <= 2 per
+// output) each output costs one texel in and one out, whatever the radius.
+// Consecutive invocations take consecutive lines: along y adjacent columns
+// (coalesced), along x adjacent rows, each streaming through its own row.
+//
+// The sums are int64 fixed point with BOX_FIX fraction bits (0 for the raw
+// integers of u8/u16 input, 32 for floats; floats are clamped to +-2^31/(2r+1)
+// so no sum overflows): adding and removing are exact, so a window of zeros
+// sums to exactly 0 and a small sum keeps its relative precision (a float
+// running sum keeps an absolute error of the size of what it held before:
+// colour / alpha then goes wrong where alpha is small).
+layout(constant_id = 24) const int BOX_FIX = 0;
+
+i64vec4 box_fix(vec4 v, float lim)
+{
+    if (BOX_FIX == 0)
+        return i64vec4(v); // raw integers
+    return i64vec4(round(clamp(v, -lim, lim) * exp2(float(BOX_FIX))));
+}
+
+void box()
+{
+    const bool X = DIR == 0;
+    const int in_lo = floatBitsToInt(pc.wk[0]), in_n = floatBitsToInt(pc.wk[1]);
+    const int out_lo = floatBitsToInt(pc.wk[2]), out_n = floatBitsToInt(pc.wk[3]);
+    const int n_lines = X ? pc.h : pc.w, r = pc.r;
+    const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
+    const int line = int(id % uint(n_lines)), c0 = int(id / uint(n_lines)) * CHUNK;
+    if (c0 >= out_n)
+        return;
+#define BOX_IN(a) (X ? uint(line) * uint(in_n) + uint(clamp(a, in_lo, in_lo + in_n - 1) - in_lo) \
+                     : uint(clamp(a, in_lo, in_lo + in_n - 1) - in_lo) * uint(pc.w) + uint(line))
+#define BOX_OUT(a) (X ? uint(line) * uint(out_n) + uint((a) - out_lo) : uint((a) - out_lo) * uint(pc.w) + uint(line))
+#define BOX_LOAD(a) box_fix(unpack(fetch(BOX_IN(a))), lim)
+    const int a0 = out_lo + c0, a1 = out_lo + min(c0 + CHUNK, out_n);
+    const float lim = 2147483648.0 / float(2 * r + 1);
+    i64vec4 sum = i64vec4(0);
+    for (int t = a0 - r; t <= a0 + r; t++)
+        sum += BOX_LOAD(t);
+    const float k = exp2(-float(BOX_FIX)) / float(2 * r + 1);
+    for (int a = a0; a < a1; a++) {
+        store_pix(BOX_OUT(a), finish(vec4(sum) * k));
+        sum += BOX_LOAD(a + r + 1) - BOX_LOAD(a - r);
+    }
+}
+
 void main()
 {
-    if (FUSED != 0)
+    if (FUSED == 1)
         fused();
+    else if (FUSED == 2)
+        box();
     else
         separable();
 }

@@ -155,10 +155,11 @@ static void ref_unpremul(ref_img *im)
     }
 }
 
-ref_img ref_blur_d(const ref_img *in, double sigma, int radius)
+/* Separable convolution with the normalized kernel wt[0..2 radius], clamp-to-
+ * edge, alpha-aware (ref.h). */
+static ref_img ref_conv_sep_d(const ref_img *in, const double *wt, int radius)
 {
     int w = in->w, h = in->h, c = in->c;
-    double *wt = ref_gauss(sigma, radius);
     ref_img p = ref_premul(in);
     ref_img t = ref_img_new(w, h, c); /* horizontal pass */
     for (int y = 0; y < h; y++) {
@@ -189,7 +190,60 @@ ref_img ref_blur_d(const ref_img *in, double sigma, int radius)
     ref_unpremul(&o);
     ref_img_free(&p);
     ref_img_free(&t);
+    return o;
+}
+
+ref_img ref_blur_d(const ref_img *in, double sigma, int radius)
+{
+    double *wt = ref_gauss(sigma, radius);
+    ref_img o = ref_conv_sep_d(in, wt, radius);
     free(wt);
+    return o;
+}
+
+/* Box widths from Kovesi, "Fast almost-Gaussian filtering" (2010), eq. for n
+ * boxes: w_ideal = sqrt(12 sigma^2 / n + 1); wl = the odd integer at or below
+ * it, wu = wl + 2; m = round((12 sigma^2 - n wl^2 - 4 n wl - 3 n) / (-4 wl - 4))
+ * boxes of wl, the rest wu. The composite kernel is the boxes convolved. */
+int ref_box_radii(double sigma, int rad[3])
+{
+    const int n = 3;
+    double wi = sqrt(12.0 * sigma * sigma / n + 1.0);
+    int wl = (int)floor(wi);
+    if (wl % 2 == 0)
+        wl--;
+    int m = (int)lround((12.0 * sigma * sigma - n * wl * wl - 4.0 * n * wl - 3.0 * n) / (-4.0 * wl - 4.0));
+    if (m < 0)
+        m = 0;
+    if (m > n)
+        m = n;
+    int total = 0;
+    for (int i = 0; i < n; i++)
+        total += rad[i] = ((i < m ? wl : wl + 2) - 1) / 2;
+    return total;
+}
+
+ref_img ref_box3_d(const ref_img *in, double sigma)
+{
+    int rad[3], radius = ref_box_radii(sigma, rad);
+    size_t n = 2 * (size_t)radius + 1;
+    double *k = ref_xmalloc(n * sizeof *k), *t = ref_xmalloc(n * sizeof *t);
+    for (size_t i = 0; i < n; i++)
+        k[i] = i == (size_t)radius; /* delta */
+    for (int b = 0; b < 3; b++) { /* k = k * box(rad[b]) */
+        double inv = 1.0 / (2.0 * rad[b] + 1.0);
+        for (size_t i = 0; i < n; i++) {
+            double acc = 0;
+            for (int j = -rad[b]; j <= rad[b]; j++)
+                if ((long)i + j >= 0 && (size_t)((long)i + j) < n)
+                    acc += k[(long)i + j] * inv;
+            t[i] = acc;
+        }
+        memcpy(k, t, n * sizeof *k);
+    }
+    ref_img o = ref_conv_sep_d(in, k, radius);
+    free(k);
+    free(t);
     return o;
 }
 

@@ -48,6 +48,11 @@ ref_img ref_gray_d(const ref_img *in, int weights);
  * of the premultiplied channels is the same sum.) */
 ref_img ref_blur(const vkimg_image *in, double sigma, int radius);
 ref_img ref_blur_d(const ref_img *in, double sigma, int radius);
+/* blur=method=box: the image convolved (separable, clamp-to-edge, alpha-aware as
+ * above) with three box filters per axis whose widths follow Kovesi (2010) for
+ * sigma. ref_box_radii gives their radii and returns the composite radius. */
+int ref_box_radii(double sigma, int rad[3]);
+ref_img ref_box3_d(const ref_img *in, double sigma);
 /* The same thing evaluated directly in 2D, O(w h (2r+1)^2): for self-checks of
  * ref_blur_d on small images only. */
 ref_img ref_blur_direct_d(const ref_img *in, double sigma, int radius);

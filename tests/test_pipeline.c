@@ -289,11 +289,14 @@ static void test_errors(void)
     ERR("gray , # c\n  xyzzy=1", 13, "unknown op 'xyzzy' (run 'vkimg ops' for the list)");
 
     /* unknown option */
-    ERR("blur=sigmaa=2", 5, "blur: unknown option 'sigmaa' (did you mean 'sigma'?; options: sigma, radius)");
-    ERR("blur=2:radus=3", 7, "blur: unknown option 'radus' (did you mean 'radius'?; options: sigma, radius)");
-    ERR("blur=2:rad=3", 7, "blur: unknown option 'rad' (options: sigma, radius)"); /* distance 3 > max(2, 3/2) */
-    ERR("blur=size=3", 5, "blur: unknown option 'size' (options: sigma, radius)");
-    ERR("blur = Sigma = 3", 7, "blur: unknown option 'Sigma' (did you mean 'sigma'?; options: sigma, radius)");
+    ERR("blur=5:method=box:radius=3", 18,
+        "blur: radius applies to method=exact (method=box derives its box widths from sigma)");
+    ERR("blur=5:method=boxes", 14, "blur: method: 'boxes' is not one of exact, box");
+    ERR("blur=sigmaa=2", 5, "blur: unknown option 'sigmaa' (did you mean 'sigma'?; options: sigma, radius, method)");
+    ERR("blur=2:radus=3", 7, "blur: unknown option 'radus' (did you mean 'radius'?; options: sigma, radius, method)");
+    ERR("blur=2:rad=3", 7, "blur: unknown option 'rad' (options: sigma, radius, method)"); /* distance 3 > max(2, 3/2) */
+    ERR("blur=size=3", 5, "blur: unknown option 'size' (options: sigma, radius, method)");
+    ERR("blur = Sigma = 3", 7, "blur: unknown option 'Sigma' (did you mean 'sigma'?; options: sigma, radius, method)");
     ERR("gray=weight=bt709", 5, "gray: unknown option 'weight' (did you mean 'weights'?; options: weights)");
     ERR("threshold=modes=otsu", 10,
         "threshold: unknown option 'modes' (did you mean 'mode'?; options: mode, value, radius, offset)");
@@ -302,8 +305,10 @@ static void test_errors(void)
     ERR("gray,equalize=", 14, "equalize: takes no options");
 
     /* too many positional values */
-    ERR("blur=1:2:3", 9, "blur: too many values (takes sigma, radius)");
-    ERR("blur=radius=4:2", 14, "blur: too many values (takes sigma, radius)");
+    ERR("blur=1:2:3", 9, "blur: method: '3' is not one of exact, box");
+    ERR("blur=1:2:exact:3", 15, "blur: too many values (takes sigma, radius, method)");
+    ERR("blur=radius=4:2", 14, "blur: method: '2' is not one of exact, box");
+    ERR("blur=method=box:2", 16, "blur: too many values (takes sigma, radius, method)");
     ERR("gray=bt601:bt709", 11, "gray: too many values (takes weights)");
     ERR("threshold=offset=3:0.4", 19, "threshold: too many values (takes mode, value, radius, offset)");
 
@@ -316,7 +321,8 @@ static void test_errors(void)
     ERR("blur=2:", 7, "blur: missing value for 'radius'");
     ERR("blur=2::3", 7, "blur: missing value for 'radius'");
     ERR("blur=:3", 5, "blur: missing value for 'sigma'");
-    ERR("blur=2:6:", 9, "blur: missing value after ':'");
+    ERR("blur=2:6:", 9, "blur: missing value for 'method'");
+    ERR("blur=2:6:box:", 13, "blur: missing value after ':'");
     ERR("blur==2", 5, "blur: missing option name before '='");
     ERR("blur=2:=3", 7, "blur: missing option name before '='");
     ERR("=2", 0, "missing op name before '='");
@@ -483,17 +489,17 @@ static void test_check_hook(void)
 
 static void test_describe(void)
 {
-    DESCRIBE_IS("gray,blur=2.5", "gray=weights=bt601,blur=sigma=2.5:radius=8");
+    DESCRIBE_IS("gray,blur=2.5", "gray=weights=bt601,blur=sigma=2.5:radius=8:method=exact");
     DESCRIBE_IS("copy", "copy");
     DESCRIBE_IS("  copy , equalize ", "copy,equalize");
     DESCRIBE_IS("gray=bt709", "gray=weights=bt709");
-    DESCRIBE_IS("blur", "blur=sigma=1:radius=3");
-    DESCRIBE_IS("blur=radius=2:sigma=0.5", "blur=sigma=0.5:radius=2");
-    DESCRIBE_IS("blur=0.1", "blur=sigma=0.1:radius=1");
-    DESCRIBE_IS("blur=1e-3", "blur=sigma=0.001:radius=1");
-    DESCRIBE_IS("blur=1000", "blur=sigma=1000:radius=3000");
-    DESCRIBE_IS("blur=0.123456789", "blur=sigma=0.123456789:radius=1"); /* exact, not %g's 6 digits */
-    DESCRIBE_IS("blur=1e-7", "blur=sigma=1e-07:radius=1");
+    DESCRIBE_IS("blur", "blur=sigma=1:radius=3:method=exact");
+    DESCRIBE_IS("blur=radius=2:sigma=0.5", "blur=sigma=0.5:radius=2:method=exact");
+    DESCRIBE_IS("blur=0.1", "blur=sigma=0.1:radius=1:method=exact");
+    DESCRIBE_IS("blur=1e-3", "blur=sigma=0.001:radius=1:method=exact");
+    DESCRIBE_IS("blur=1000", "blur=sigma=1000:radius=3000:method=exact");
+    DESCRIBE_IS("blur=0.123456789", "blur=sigma=0.123456789:radius=1:method=exact"); /* exact, not %g's 6 digits */
+    DESCRIBE_IS("blur=1e-7", "blur=sigma=1e-07:radius=1:method=exact");
     DESCRIBE_IS("threshold", "threshold=mode=value:value=0.5:radius=15:offset=15");
     DESCRIBE_IS("threshold=otsu:0.25", "threshold=mode=otsu:value=0.25:radius=15:offset=15");
     DESCRIBE_IS("normalize=on", "normalize=link=true");
@@ -538,7 +544,7 @@ static void test_describe(void)
     /* snprintf semantics: full length returned, truncated text NUL-terminated, no overflow */
     vkimg_pipeline *p = OK("gray,blur=2.5");
     if (p) {
-        const char *full = "gray=weights=bt601,blur=sigma=2.5:radius=8";
+        const char *full = "gray=weights=bt601,blur=sigma=2.5:radius=8:method=exact";
         int want = (int)strlen(full);
         CHECK(vkimg_pipeline_describe(p, NULL, 0) == want, "describe(NULL, 0)");
         char small[16];
@@ -655,7 +661,7 @@ static void test_help(void)
     if (h) {
         CHECK(strstr(h, "  sigma   float, > 0 and <= 1000; default 1\n") != NULL, "blur sigma line:\n%s", h);
         CHECK(strstr(h, "  radius  int, 0..4096; default ceil(3*sigma)\n") != NULL, "blur radius line:\n%s", h);
-        CHECK(strstr(h, "usage: blur=sigma=FLOAT:radius=INT\n") != NULL, "blur usage line:\n%s", h);
+        CHECK(strstr(h, "usage: blur=sigma=FLOAT:radius=INT:method=exact|box\n") != NULL, "blur usage line:\n%s", h);
         free(h);
     }
     if ((h = help("gray", false, &n))) {

@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_SIGMA, O_RADIUS };
+enum { O_SIGMA, O_RADIUS, O_METHOD };
+enum { METHOD_EXACT, METHOD_BOX };
+static const char *const methods[] = { "exact", "box", NULL };
 
 #define BLUR_MAX_RADIUS 4096
 #define BLUR_RMAX 22 /* RMAX in blur.comp: largest radius with unrolled loops (weights in push constants) */
@@ -40,11 +42,19 @@ static const vki_opt blur_opts[] = {
     [O_SIGMA] = { .name = "sigma", .type = VKI_OPT_FLOAT, .def = 1.0, .min = 0.0, .min_exclusive = true,
                   .max = 1000.0, .help = "standard deviation in pixels" },
     [O_RADIUS] = { .name = "radius", .type = VKI_OPT_INT, .min = 0, .max = BLUR_MAX_RADIUS,
-                   .auto_default = "ceil(3*sigma)", .help = "kernel radius in pixels (taps: 2*radius+1)" },
+                   .auto_default = "ceil(3*sigma)", .help = "kernel radius in pixels (taps: 2*radius+1); method=exact" },
+    [O_METHOD] = { .name = "method", .type = VKI_OPT_ENUM, .def = METHOD_EXACT, .choices = methods,
+                   .help = "exact: the Gaussian, cost grows with the radius; box (sigma >= 3): 3 box filters per "
+                           "axis of about the same variance, cost independent of sigma, within 1% of the Gaussian" },
 };
 
 static int blur_check(vki_args *a, char *why, size_t n, int *bad)
 {
+    if (a->v[O_METHOD] == METHOD_BOX && a->set[O_RADIUS]) {
+        snprintf(why, n, "radius applies to method=exact (method=box derives its box widths from sigma)");
+        *bad = O_RADIUS;
+        return -1;
+    }
     if (!a->set[O_RADIUS]) {
         double r = ceil(3.0 * a->v[O_SIGMA]);
         if (r > BLUR_MAX_RADIUS) {
@@ -66,7 +76,7 @@ static double blur_bytes(int in_c, int in_size, int out_c, int out_size, const v
 
 enum {
     SPEC_DIR = VKI_SPEC_OP, SPEC_CHUNK, SPEC_T1, SPEC_PREMUL, SPEC_UNPREMUL, SPEC_FUSED,
-    SPEC_NB, SPEC_LINES, SPEC_ALONG, SPEC_PITCH, SPEC_R, SPEC_SWZ, SPEC_T2, SPEC_T4, SPEC_NBH, SPEC_PACKED,
+    SPEC_NB, SPEC_LINES, SPEC_ALONG, SPEC_PITCH, SPEC_R, SPEC_SWZ, SPEC_T2, SPEC_T4, SPEC_NBH, SPEC_PACKED, SPEC_BOX_FIX,
 };
 
 /* The push constants of blur.comp (128 bytes: the minimum every device has). */
@@ -292,6 +302,101 @@ static bool blur_pick_fused(const vki_step *s, int rad, uint32_t ty)
     return fused <= sep;
 }
 
+/* ---- method=box: BOX_N box filters per axis whose variances add up to
+ * sigma^2 as closely as odd widths allow (Kovesi, "Fast almost-Gaussian
+ * filtering", 2010): m boxes of width wl, then BOX_N - m of wl + 2. Each is one
+ * running-sum pass (blur.comp, FUSED = 2) through f32 scratch images. */
+#define BOX_N 3
+/* Below it method=box runs the exact kernel: radius <= 9 costs little, and
+ * three boxes of radius 0..2 are far from a Gaussian (step response off by 15
+ * of 255 at sigma 1, 2.5 at sigma 3: tests/test_ops.c). */
+#define BOX_MIN_SIGMA 3.0
+
+static void box_radii(double sigma, int rad[BOX_N])
+{
+    double v = 12.0 * sigma * sigma, wi = sqrt(v / BOX_N + 1.0);
+    int wl = (int)floor(wi);
+    if (wl % 2 == 0)
+        wl--;
+    long m = lround((v - BOX_N * (double)wl * wl - 4.0 * BOX_N * wl - 3.0 * BOX_N) / (-4.0 * wl - 4.0));
+    m = m < 0 ? 0 : m > BOX_N ? BOX_N : m;
+    for (int i = 0; i < BOX_N; i++)
+        rad[i] = ((i < m ? wl : wl + 2) - 1) / 2;
+}
+
+static float int_bits(int32_t v)
+{
+    float f;
+    memcpy(&f, &v, sizeof f);
+    return f;
+}
+
+/* Passes 0..BOX_N-1 along x, then BOX_N along y. A pass's output covers the
+ * image extended by the radii of the passes after it on the same axis (their
+ * windows reach that far), so only the first pass of an axis clamps: the
+ * result is the clamped image convolved with the composite kernel. */
+static int record_box(vki_rec *r, const vki_step *s, const blur_push *w)
+{
+    const vki_gpu *g = r->gpu;
+    int rad[BOX_N];
+    box_radii(s->args->v[O_SIGMA], rad);
+    int ext[BOX_N]; /* ext[k]: radii of the passes after pass k */
+    for (int k = BOX_N - 1, e = 0; k >= 0; e += rad[k--])
+        ext[k] = e;
+    const uint64_t c = (uint64_t)s->in_c, wx = (uint64_t)s->w + 2u * (uint64_t)ext[0],
+                   hy = (uint64_t)s->h + 2u * (uint64_t)ext[0];
+    const uint64_t npx = wx * (uint64_t)s->h > hy * (uint64_t)s->w ? wx * (uint64_t)s->h : hy * (uint64_t)s->w;
+    VkDeviceAddress tmp[2];
+    int rc = vki_rec_scratch(r, npx * c * sizeof(float), "blur intermediate", &tmp[0]);
+    if (!rc)
+        rc = vki_rec_scratch(r, npx * c * sizeof(float), "blur intermediate", &tmp[1]);
+    const bool alpha = s->in_c == 2 || s->in_c == 4;
+    const uint32_t wg = vki_wg_1d(g);
+    int in_lo = 0, in_n = s->w;
+    for (int i = 0; !rc && i < 2 * BOX_N; i++) {
+        const int dir = i / BOX_N, k = i % BOX_N, n = dir == 0 ? s->w : s->h;
+        const bool first = i == 0, last = i == 2 * BOX_N - 1;
+        if (k == 0) { /* a new axis starts from the image */
+            in_lo = 0;
+            in_n = n;
+        }
+        const int out_lo = -ext[k], out_n = n + 2 * ext[k];
+        vki_step ps = *s;
+        ps.in_fmt = first ? s->in_fmt : VKIMG_F32;
+        ps.out_fmt = last ? s->out_fmt : VKIMG_F32;
+        ps.out_c = s->in_c;
+        /* a chunk of >= r outputs per invocation: the first window costs <= 2
+         * reads per output; powers of two keep the pipeline variants few */
+        uint32_t chunk = 64;
+        while (chunk < (uint32_t)rad[k])
+            chunk *= 2;
+        vki_spec spec = { 0 };
+        vki_step_spec(&ps, &spec, wg, 1, 1);
+        vki_spec_set(&spec, SPEC_FUSED, 2);
+        vki_spec_set(&spec, SPEC_DIR, (uint32_t)dir);
+        vki_spec_set(&spec, SPEC_CHUNK, chunk);
+        vki_spec_set(&spec, SPEC_PREMUL, alpha && first);
+        vki_spec_set(&spec, SPEC_UNPREMUL, alpha && last);
+        vki_spec_set(&spec, SPEC_PACKED, first && s->in_packed_rgb8_words);
+        vki_spec_set(&spec, SPEC_BOX_FIX, ps.in_fmt == VKIMG_U8 || ps.in_fmt == VKIMG_U16 ? 0 : 32);
+        blur_push pc = *w;
+        pc.src = vki_addr_of(first ? s->in : tmp[(i - 1) % 2]);
+        pc.dst = vki_addr_of(last ? s->out : tmp[i % 2]);
+        pc.r = rad[k];
+        pc.wk[0] = int_bits(in_lo);
+        pc.wk[1] = int_bits(in_n);
+        pc.wk[2] = int_bits(out_lo);
+        pc.wk[3] = int_bits(out_n);
+        uint64_t lines = dir == 0 ? (uint64_t)s->h : (uint64_t)s->w;
+        uint64_t items = lines * (((uint64_t)out_n + chunk - 1) / chunk);
+        rc = vki_rec_dispatch_1d(r, dir == 0 ? "blur-box-h" : "blur-box-v", blur_spv, sizeof blur_spv, &spec, &pc,
+                                 sizeof pc, (items + wg - 1) / wg);
+        in_lo = out_lo;
+        in_n = out_n;
+    }
+    return rc;
+}
+
 static int record_blur(vki_rec *r, const vki_step *s)
 {
     const vki_gpu *g = r->gpu;
@@ -310,6 +415,10 @@ static int record_blur(vki_rec *r, const vki_step *s)
         sum += w[i + rad] = exp(-(double)i * i / (2 * sigma * sigma));
     for (int i = 0; i <= rad && i <= BLUR_RMAX; i++) /* unrolled kernels: w_0..w_r in push constants */
         pc.wk[i] = (float)(w[rad + i] / sum);
+    if (s->args->v[O_METHOD] == METHOD_BOX && sigma >= BOX_MIN_SIGMA) {
+        free(w);
+        return record_box(r, s, &pc);
+    }
 
     blur_shared mem;
     uint32_t ty = env_on("VKIMG_BLUR_SEPARABLE") ? 0 : fused_ty(g, s, rad, &mem);
