@@ -236,48 +236,69 @@ static int blur_pass(vki_rec *r, const vki_step *s, int dir, const blur_pass_pla
                             ((uint32_t)s->w + gx - 1) / gx, ((uint32_t)s->h + gy - 1) / gy, 1);
 }
 
-/* ---- fused: a BLUR_TX x TY output tile; the shared memory holds the input
- * tile ((TY+2r) rows of odd pitch >= TX+2r, packed words) and the row results
- * ((TY+2r) x TX floats per channel). The largest TY <= 128 that fits; 0 if none. */
-static uint32_t fused_ty(const vki_gpu *g, const vki_step *s, int rad, blur_shared *mem)
+/* ---- fused: a TX x TY output tile; the shared memory holds the input tile
+ * ((TY+2r) rows of odd pitch >= TX+2r, packed words) and the row results
+ * ((TY+2r) x TX floats per channel). Default: TX = BLUR_TX, row items of
+ * BLUR_NBH outputs, column items of BLUR_NB, and the largest TY <= 128 that
+ * fits. For experiments on a device (docs/performance.md), environment
+ * variables override them: VKIMG_BLUR_TX (32|64), VKIMG_BLUR_TY (the largest TY
+ * tried), VKIMG_BLUR_NBH, VKIMG_BLUR_NBV (1..32, TX and TY multiples of them)
+ * and VKIMG_BLUR_WG (workgroup size). */
+typedef struct fused_plan {
+    uint32_t tx, ty, nbh, nbv, wg;
+    blur_shared mem;
+} fused_plan;
+
+static uint32_t env_u32(const char *name, uint32_t def, uint32_t lo, uint32_t hi)
 {
-    const uint32_t words = shared_words(g), c = (uint32_t)s->in_c, wpt = words_per_texel(s->in_fmt, s->in_c);
-    if (rad > BLUR_RMAX || vki_wg_1d(g) < BLUR_TX)
-        return 0;
-    for (uint32_t ty = 128; ty >= BLUR_NB; ty /= 2) { /* TX is a multiple of BLUR_NBH */
-        uint64_t th = ty + 2ull * rad, pitch = odd(BLUR_TX + 2u * (uint32_t)rad);
-        if (wpt * th * pitch + c * th * BLUR_TX <= words) {
-            *mem = (blur_shared){ 0 };
-            shared_add(mem, wpt, th * pitch);
-            shared_add(mem, c, th * BLUR_TX);
-            return ty;
-        }
-    }
-    return 0;
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    long n = strtol(v, NULL, 10);
+    return n >= lo && n <= hi ? (uint32_t)n : def;
 }
 
-static int blur_fused(vki_rec *r, const vki_step *s, const blur_push *w, int rad, uint32_t ty, blur_shared mem)
+static bool plan_fused(const vki_gpu *g, const vki_step *s, int rad, fused_plan *fp)
 {
-    const vki_gpu *g = r->gpu;
+    const uint32_t words = shared_words(g), c = (uint32_t)s->in_c, wpt = words_per_texel(s->in_fmt, s->in_c);
+    const uint32_t tx = env_u32("VKIMG_BLUR_TX", BLUR_TX, 32, 64) == 64 ? 64 : 32;
+    const uint32_t nbh = env_u32("VKIMG_BLUR_NBH", BLUR_NBH, 1, 32), nbv = env_u32("VKIMG_BLUR_NBV", BLUR_NB, 1, 32);
+    const uint32_t wg = env_u32("VKIMG_BLUR_WG", vki_wg_1d(g), 32, vki_wg_1d(g));
+    if (rad > BLUR_RMAX || wg < tx || tx % nbh)
+        return false;
+    for (uint32_t ty = env_u32("VKIMG_BLUR_TY", 128, 8, 128); ty >= nbv && ty >= 8; ty /= 2) {
+        uint64_t th = ty + 2ull * rad, pitch = odd(tx + 2u * (uint32_t)rad);
+        if (ty % nbv == 0 && wpt * th * pitch + c * th * tx <= words) {
+            *fp = (fused_plan){ .tx = tx, .ty = ty, .nbh = nbh, .nbv = nbv, .wg = wg };
+            shared_add(&fp->mem, wpt, th * pitch);
+            shared_add(&fp->mem, c, th * tx);
+            return true;
+        }
+    }
+    return false;
+}
+
+static int blur_fused(vki_rec *r, const vki_step *s, const blur_push *w, int rad, const fused_plan *fp)
+{
     bool alpha = s->in_c == 2 || s->in_c == 4;
     vki_spec spec = { 0 };
-    vki_step_spec(s, &spec, vki_wg_1d(g), 1, 1);
+    vki_step_spec(s, &spec, fp->wg, 1, 1);
     vki_spec_set(&spec, SPEC_FUSED, 1);
-    shared_spec(&spec, mem);
+    shared_spec(&spec, fp->mem);
     vki_spec_set(&spec, SPEC_PREMUL, alpha);
     vki_spec_set(&spec, SPEC_UNPREMUL, alpha);
-    vki_spec_set(&spec, SPEC_NB, BLUR_NB);
-    vki_spec_set(&spec, SPEC_NBH, BLUR_NBH);
-    vki_spec_set(&spec, SPEC_LINES, BLUR_TX);
-    vki_spec_set(&spec, SPEC_ALONG, ty);
-    vki_spec_set(&spec, SPEC_PITCH, odd(BLUR_TX + 2u * (uint32_t)rad));
+    vki_spec_set(&spec, SPEC_NB, fp->nbv);
+    vki_spec_set(&spec, SPEC_NBH, fp->nbh);
+    vki_spec_set(&spec, SPEC_LINES, fp->tx);
+    vki_spec_set(&spec, SPEC_ALONG, fp->ty);
+    vki_spec_set(&spec, SPEC_PITCH, odd(fp->tx + 2u * (uint32_t)rad));
     vki_spec_set(&spec, SPEC_R, (uint32_t)rad);
     vki_spec_set(&spec, SPEC_PACKED, s->in_packed_rgb8_words);
     blur_push pc = *w;
     pc.src = vki_addr_of(s->in);
     pc.dst = vki_addr_of(s->out);
     return vki_rec_dispatch(r, "blur", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc,
-                            ((uint32_t)s->w + BLUR_TX - 1) / BLUR_TX, ((uint32_t)s->h + ty - 1) / ty, 1);
+                            ((uint32_t)s->w + fp->tx - 1) / fp->tx, ((uint32_t)s->h + fp->ty - 1) / fp->ty, 1);
 }
 
 /* Scratch format of the separable passes (see the top of the file). */
@@ -420,12 +441,12 @@ static int record_blur(vki_rec *r, const vki_step *s)
         return record_box(r, s, &pc);
     }
 
-    blur_shared mem;
-    uint32_t ty = env_on("VKIMG_BLUR_SEPARABLE") ? 0 : fused_ty(g, s, rad, &mem);
+    fused_plan fp;
+    bool fits = !env_on("VKIMG_BLUR_SEPARABLE") && plan_fused(g, s, rad, &fp);
     int rc = 0;
-    if (ty && (env_on("VKIMG_BLUR_FUSED") || blur_pick_fused(s, rad, ty))) {
+    if (fits && (env_on("VKIMG_BLUR_FUSED") || blur_pick_fused(s, rad, fp.ty))) {
         free(w);
-        return blur_fused(r, s, &pc, rad, ty, mem);
+        return blur_fused(r, s, &pc, rad, &fp);
     }
     vkimg_fmt inter = blur_inter_fmt(s);
     blur_pass_plan ph, pv;
