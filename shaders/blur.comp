@@ -18,7 +18,7 @@
 // stores are coalesced like all the other global accesses (consecutive
 // invocations, consecutive addresses).
 //
-// FUSED = 2: one pass of a box filter (method=box, below).
+// FUSED = 2, 3: a box filter pass and a transpose (method=box, below).
 //
 // Register blocking: an invocation computes N consecutive outputs along the
 // pass (N = NB; NBH for the fused rows), so each texel it reads from shared
@@ -434,27 +434,30 @@ void separable()
     }
 }
 
-// FUSED = 2 (method=box): one box pass of radius pc.r along DIR, the mean of
-// the 2r+1 texels around each output. Passes after the first read the previous
-// one over an extended domain (blur.c), so only the first clamps to the image:
-// the cascade is exactly the convolution of the clamped image with the
-// composite kernel. Domains along DIR (positions, as int bits in pc.wk[0..3]):
-// input [in_lo, in_lo + in_n), output [out_lo, out_lo + out_n); along x a row
-// of the buffer holds the domain (pitch = its length), along y a row is an
-// image row (pitch pc.w).
+// method=box (blur.c): FUSED = 3 transposes, FUSED = 2 runs one box pass
+// along y. The passes along x run along y of the transposed image, so every
+// pass reads and writes whole rows (coalesced; walking along x, a warp's
+// threads would each stream a different row):
+//   transpose (premultiply, normalize) -> 3 box passes -> transpose back ->
+//   3 box passes (the last one unpremultiplies and writes the output).
 //
-// Invocation = (line, chunk of CHUNK outputs along DIR); a running sum over the
+// FUSED = 2: the mean of the 2r+1 texels around each output (r = pc.r) along
+// y of a pc.w-wide image. Passes after the first read the previous one over an
+// extended domain (blur.c), so only the first clamps to the image: the cascade
+// is exactly the convolution of the clamped image with the composite kernel.
+// Rows, as int bits in pc.wk[0..3]: input [in_lo, in_lo + in_n), output
+// [out_lo, out_lo + out_n). Invocation = (column, chunk of CHUNK outputs),
+// consecutive invocations on consecutive columns; a running sum over the
 // window: after the first window (2r+1 reads; CHUNK >= r keeps that <= 2 per
 // output) each output costs one texel in and one out, whatever the radius.
-// Consecutive invocations take consecutive lines: along y adjacent columns
-// (coalesced), along x adjacent rows, each streaming through its own row.
 //
 // The sums are int64 fixed point with BOX_FIX fraction bits (0 for the raw
 // integers of u8/u16 input, 32 for floats; floats are clamped to +-2^31/(2r+1)
-// so no sum overflows): adding and removing are exact, so a window of zeros
-// sums to exactly 0 and a small sum keeps its relative precision (a float
-// running sum keeps an absolute error of the size of what it held before:
-// colour / alpha then goes wrong where alpha is small).
+// so no sum overflows; the passes see normalized values in [0, 1]): adding and
+// removing are exact, so a window of zeros sums to exactly 0 and a small sum
+// keeps its relative precision (a float running sum keeps an absolute error
+// the size of what it held before: colour / alpha goes wrong where alpha is
+// small).
 layout(constant_id = 24) const int BOX_FIX = 0;
 
 i64vec4 box_fix(vec4 v, float lim)
@@ -466,18 +469,14 @@ i64vec4 box_fix(vec4 v, float lim)
 
 void box()
 {
-    const bool X = DIR == 0;
     const int in_lo = floatBitsToInt(pc.wk[0]), in_n = floatBitsToInt(pc.wk[1]);
     const int out_lo = floatBitsToInt(pc.wk[2]), out_n = floatBitsToInt(pc.wk[3]);
-    const int n_lines = X ? pc.h : pc.w, r = pc.r;
+    const int r = pc.r;
     const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
-    const int line = int(id % uint(n_lines)), c0 = int(id / uint(n_lines)) * CHUNK;
+    const int x = int(id % uint(pc.w)), c0 = int(id / uint(pc.w)) * CHUNK;
     if (c0 >= out_n)
         return;
-#define BOX_IN(a) (X ? uint(line) * uint(in_n) + uint(clamp(a, in_lo, in_lo + in_n - 1) - in_lo) \
-                     : uint(clamp(a, in_lo, in_lo + in_n - 1) - in_lo) * uint(pc.w) + uint(line))
-#define BOX_OUT(a) (X ? uint(line) * uint(out_n) + uint((a) - out_lo) : uint((a) - out_lo) * uint(pc.w) + uint(line))
-#define BOX_LOAD(a) box_fix(unpack(fetch(BOX_IN(a))), lim)
+#define BOX_LOAD(a) box_fix(unpack(fetch(uint(clamp(a, in_lo, in_lo + in_n - 1) - in_lo) * uint(pc.w) + uint(x))), lim)
     const int a0 = out_lo + c0, a1 = out_lo + min(c0 + CHUNK, out_n);
     const float lim = 2147483648.0 / float(2 * r + 1);
     i64vec4 sum = i64vec4(0);
@@ -485,8 +484,31 @@ void box()
         sum += BOX_LOAD(t);
     const float k = exp2(-float(BOX_FIX)) / float(2 * r + 1);
     for (int a = a0; a < a1; a++) {
-        store_pix(BOX_OUT(a), finish(vec4(sum) * k));
+        store_pix(uint(a - out_lo) * uint(pc.w) + uint(x), finish(vec4(sum) * k));
         sum += BOX_LOAD(a + r + 1) - BOX_LOAD(a - r);
+    }
+}
+
+// FUSED = 3: out (pc.h x pc.w texels, f32) = the transpose of in (pc.w x pc.h,
+// IN_FMT), normalized and premultiplied (finish(unpack(...))), through a
+// 32 x 32 tile of shared memory (s4, padded rows) so that both sides are read
+// and written along rows.
+void transpose()
+{
+    const int TT = 32, x0 = int(gl_WorkGroupID.x) * TT, y0 = int(gl_WorkGroupID.y) * TT;
+    const int li = int(gl_LocalInvocationIndex);
+    for (int i = li; i < TT * TT; i += WG) {
+        int ty = i / TT, tx = i % TT, x = x0 + tx, y = y0 + ty;
+        vec4 v = vec4(0.0);
+        if (x < pc.w && y < pc.h)
+            v = finish(unpack(fetch(uint(y) * uint(pc.w) + uint(x))));
+        s4[ty * (TT + 1) + tx] = floatBitsToUint(v);
+    }
+    barrier();
+    for (int i = li; i < TT * TT; i += WG) {
+        int ty = i / TT, tx = i % TT, ox = y0 + tx, oy = x0 + ty; // output row oy = input column
+        if (ox < pc.h && oy < pc.w)
+            store_pix(uint(oy) * uint(pc.h) + uint(ox), uintBitsToFloat(s4[tx * (TT + 1) + ty]));
     }
 }
 
@@ -496,6 +518,8 @@ void main()
         fused();
     else if (FUSED == 2)
         box();
+    else if (FUSED == 3)
+        transpose();
     else
         separable();
 }

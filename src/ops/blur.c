@@ -352,13 +352,71 @@ static float int_bits(int32_t v)
     return f;
 }
 
-/* Passes 0..BOX_N-1 along x, then BOX_N along y. A pass's output covers the
- * image extended by the radii of the passes after it on the same axis (their
- * windows reach that far), so only the first pass of an axis clamps: the
- * result is the clamped image convolved with the composite kernel. */
+/* One box pass along y of a w-wide image (blur.comp, FUSED = 2): rows
+ * [in_lo, in_lo + in_n) of src to rows [out_lo, out_lo + out_n) of dst. */
+static int box_pass(vki_rec *r, const vki_step *s, const blur_push *w, VkDeviceAddress src, vkimg_fmt src_fmt,
+                    VkDeviceAddress dst, vkimg_fmt dst_fmt, int width, int rad, const int dom[4], bool last)
+{
+    const uint32_t wg = vki_wg_1d(r->gpu);
+    const bool alpha = s->in_c == 2 || s->in_c == 4;
+    vki_step ps = *s;
+    ps.in_fmt = src_fmt;
+    ps.out_fmt = dst_fmt;
+    ps.out_c = s->in_c;
+    /* a chunk of >= r outputs per invocation: the first window costs <= 2
+     * reads per output; powers of two keep the pipeline variants few */
+    uint32_t chunk = 64;
+    while (chunk < (uint32_t)rad)
+        chunk *= 2;
+    vki_spec spec = { 0 };
+    vki_step_spec(&ps, &spec, wg, 1, 1);
+    vki_spec_set(&spec, SPEC_FUSED, 2);
+    vki_spec_set(&spec, SPEC_CHUNK, chunk);
+    vki_spec_set(&spec, SPEC_UNPREMUL, alpha && last);
+    vki_spec_set(&spec, SPEC_BOX_FIX, src_fmt == VKIMG_U8 || src_fmt == VKIMG_U16 ? 0 : 32);
+    blur_push pc = *w;
+    pc.src = vki_addr_of(src);
+    pc.dst = vki_addr_of(dst);
+    pc.w = width;
+    pc.h = 0; /* unused */
+    pc.r = rad;
+    for (int k = 0; k < 4; k++)
+        pc.wk[k] = int_bits(dom[k]);
+    uint64_t items = (uint64_t)width * (((uint64_t)dom[3] + chunk - 1) / chunk);
+    return vki_rec_dispatch_1d(r, "blur-box", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc, (items + wg - 1) / wg);
+}
+
+/* dst (h x w, f32) = the transpose of src (w x h), normalized, premultiplied
+ * when premul (blur.comp, FUSED = 3). */
+static int box_transpose(vki_rec *r, const vki_step *s, const blur_push *w, VkDeviceAddress src, vkimg_fmt src_fmt,
+                         bool packed, VkDeviceAddress dst, int width, int height, bool premul)
+{
+    vki_step ps = *s;
+    ps.in_fmt = src_fmt;
+    ps.out_fmt = VKIMG_F32;
+    ps.out_c = s->in_c;
+    vki_spec spec = { 0 };
+    vki_step_spec(&ps, &spec, vki_wg_1d(r->gpu), 1, 1);
+    vki_spec_set(&spec, SPEC_FUSED, 3);
+    vki_spec_set(&spec, SPEC_PREMUL, premul);
+    vki_spec_set(&spec, SPEC_PACKED, packed);
+    vki_spec_set(&spec, SPEC_T4, 32 * 33);
+    blur_push pc = *w;
+    pc.src = vki_addr_of(src);
+    pc.dst = vki_addr_of(dst);
+    pc.w = width;
+    pc.h = height;
+    return vki_rec_dispatch(r, "blur-transpose", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc,
+                            ((uint32_t)width + 31) / 32, ((uint32_t)height + 31) / 32, 1);
+}
+
+/* BOX_N passes per axis, each along y (blur.comp explains why): transpose,
+ * the passes along x, transpose back, the passes along y. A pass's output
+ * covers the image extended by the radii of the passes after it on the same
+ * axis (their windows reach that far), so only the first pass of an axis
+ * clamps: the result is the clamped image convolved with the composite kernel. */
 static int record_box(vki_rec *r, const vki_step *s, const blur_push *w)
 {
-    const vki_gpu *g = r->gpu;
     int rad[BOX_N];
     box_radii(s->args->v[O_SIGMA], rad);
     int ext[BOX_N]; /* ext[k]: radii of the passes after pass k */
@@ -367,53 +425,31 @@ static int record_box(vki_rec *r, const vki_step *s, const blur_push *w)
     const uint64_t c = (uint64_t)s->in_c, wx = (uint64_t)s->w + 2u * (uint64_t)ext[0],
                    hy = (uint64_t)s->h + 2u * (uint64_t)ext[0];
     const uint64_t npx = wx * (uint64_t)s->h > hy * (uint64_t)s->w ? wx * (uint64_t)s->h : hy * (uint64_t)s->w;
-    VkDeviceAddress tmp[2];
-    int rc = vki_rec_scratch(r, npx * c * sizeof(float), "blur intermediate", &tmp[0]);
-    if (!rc)
-        rc = vki_rec_scratch(r, npx * c * sizeof(float), "blur intermediate", &tmp[1]);
     const bool alpha = s->in_c == 2 || s->in_c == 4;
-    const uint32_t wg = vki_wg_1d(g);
-    int in_lo = 0, in_n = s->w;
-    for (int i = 0; !rc && i < 2 * BOX_N; i++) {
-        const int dir = i / BOX_N, k = i % BOX_N, n = dir == 0 ? s->w : s->h;
-        const bool first = i == 0, last = i == 2 * BOX_N - 1;
-        if (k == 0) { /* a new axis starts from the image */
-            in_lo = 0;
-            in_n = n;
+    VkDeviceAddress t[2];
+    int rc = vki_rec_scratch(r, npx * c * sizeof(float), "blur intermediate", &t[0]);
+    if (!rc)
+        rc = vki_rec_scratch(r, npx * c * sizeof(float), "blur intermediate", &t[1]);
+    if (!rc)
+        rc = box_transpose(r, s, w, s->in, s->in_fmt, s->in_packed_rgb8_words, t[0], s->w, s->h, alpha);
+    int cur = 0; /* t[cur] holds the latest result */
+    for (int axis = 0; axis < 2 && !rc; axis++) {
+        const int n = axis == 0 ? s->w : s->h, width = axis == 0 ? s->h : s->w;
+        int dom[4] = { 0, n, 0, 0 };
+        for (int k = 0; k < BOX_N && !rc; k++) {
+            const bool last = axis == 1 && k == BOX_N - 1;
+            dom[2] = -ext[k];
+            dom[3] = n + 2 * ext[k];
+            rc = box_pass(r, s, w, t[cur], VKIMG_F32, last ? s->out : t[1 - cur], last ? s->out_fmt : VKIMG_F32,
+                          width, rad[k], dom, last);
+            cur = 1 - cur;
+            dom[0] = dom[2];
+            dom[1] = dom[3];
         }
-        const int out_lo = -ext[k], out_n = n + 2 * ext[k];
-        vki_step ps = *s;
-        ps.in_fmt = first ? s->in_fmt : VKIMG_F32;
-        ps.out_fmt = last ? s->out_fmt : VKIMG_F32;
-        ps.out_c = s->in_c;
-        /* a chunk of >= r outputs per invocation: the first window costs <= 2
-         * reads per output; powers of two keep the pipeline variants few */
-        uint32_t chunk = 64;
-        while (chunk < (uint32_t)rad[k])
-            chunk *= 2;
-        vki_spec spec = { 0 };
-        vki_step_spec(&ps, &spec, wg, 1, 1);
-        vki_spec_set(&spec, SPEC_FUSED, 2);
-        vki_spec_set(&spec, SPEC_DIR, (uint32_t)dir);
-        vki_spec_set(&spec, SPEC_CHUNK, chunk);
-        vki_spec_set(&spec, SPEC_PREMUL, alpha && first);
-        vki_spec_set(&spec, SPEC_UNPREMUL, alpha && last);
-        vki_spec_set(&spec, SPEC_PACKED, first && s->in_packed_rgb8_words);
-        vki_spec_set(&spec, SPEC_BOX_FIX, ps.in_fmt == VKIMG_U8 || ps.in_fmt == VKIMG_U16 ? 0 : 32);
-        blur_push pc = *w;
-        pc.src = vki_addr_of(first ? s->in : tmp[(i - 1) % 2]);
-        pc.dst = vki_addr_of(last ? s->out : tmp[i % 2]);
-        pc.r = rad[k];
-        pc.wk[0] = int_bits(in_lo);
-        pc.wk[1] = int_bits(in_n);
-        pc.wk[2] = int_bits(out_lo);
-        pc.wk[3] = int_bits(out_n);
-        uint64_t lines = dir == 0 ? (uint64_t)s->h : (uint64_t)s->w;
-        uint64_t items = lines * (((uint64_t)out_n + chunk - 1) / chunk);
-        rc = vki_rec_dispatch_1d(r, dir == 0 ? "blur-box-h" : "blur-box-v", blur_spv, sizeof blur_spv, &spec, &pc,
-                                 sizeof pc, (items + wg - 1) / wg);
-        in_lo = out_lo;
-        in_n = out_n;
+        if (axis == 0 && !rc) { /* back to w x h */
+            rc = box_transpose(r, s, w, t[cur], VKIMG_F32, false, t[1 - cur], s->h, s->w, false);
+            cur = 1 - cur;
+        }
     }
     return rc;
 }
