@@ -152,9 +152,10 @@ int vki_stage_create(vki_gpu *g, const void *data, size_t bytes, const char *wha
     char name[96];
     snprintf(name, sizeof name, "%s (staging)", what);
     int rc = vki_buf_create(g, bytes, VKI_MEM_UPLOAD, name, stage, e);
-    /* padded to 12 bytes: kernels may read packed RGB8 as whole words */
+    /* padded to 12 bytes: kernels may read packed RGB8 as whole words; shared:
+     * exec writes it on the transfer queue and reads it on the compute queue */
     if (!rc)
-        rc = vki_buf_create(g, round_up(bytes, 12), VKI_MEM_DEVICE, what, dev, e);
+        rc = vki_buf_create_shared(g, round_up(bytes, 12), VKI_MEM_DEVICE, what, dev, e);
     if (!rc) {
         memcpy(stage->map, data, bytes);
         rc = vki_buf_flush(g, stage, e);
@@ -217,9 +218,11 @@ int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, vk
     pl->in_bytes = npx * (size_t)c * vkimg_fmt_size(in_fmt);
     pl->out_bytes = npx * (size_t)pl->chans[n] * vkimg_fmt_size(pl->out_fmt);
     int rc;
-    if (alloc_input && (rc = vki_buf_create(g, round_up(pl->in_bytes, 12), VKI_MEM_DEVICE, "input image", &pl->inb, e)))
+    /* input and output: shared by the compute and the transfer queue */
+    if (alloc_input &&
+        (rc = vki_buf_create_shared(g, round_up(pl->in_bytes, 12), VKI_MEM_DEVICE, "input image", &pl->inb, e)))
         goto fail;
-    if ((rc = vki_buf_create(g, round_up(pl->out_bytes, 4), VKI_MEM_DEVICE, "output image", &pl->outb, e)))
+    if ((rc = vki_buf_create_shared(g, round_up(pl->out_bytes, 4), VKI_MEM_DEVICE, "output image", &pl->outb, e)))
         goto fail;
     for (int i = 0; i + 1 < n && i < 2; i++) {
         int cc = 0;
@@ -281,75 +284,244 @@ void vki_rec_release(vki_rec *r)
     r->nscratch = r->cap_scratch = 0;
 }
 
+/* One run of vki_exec_run: its buffers and, after the submission, the device
+ * times (ms) of the copies and the ops. */
+typedef struct run {
+    vki_plan pl;
+    vki_rec rec;
+    vki_buf stage, rb;
+    bool want_timing;
+    double up_ms, down_ms;        /* the copies: device (or host-measured) time */
+    double gpu_total_ms;          /* 0 when the ops had no timestamps */
+    int nstages;                  /* ops timed (0 or pl.n) */
+    double stage_ms[VKIMG_MAX_STAGES];
+} run;
+
+/* Milliseconds between two timestamps of a queue with `bits` valid bits. */
+static double ts_ms(const vki_gpu *g, uint64_t a, uint64_t b, uint32_t bits)
+{
+    uint64_t d = b - a;
+    if (bits < 64)
+        d &= (UINT64_C(1) << bits) - 1;
+    return (double)d * g->lim.timestamp_period * 1e-6;
+}
+
+/* Ops timestamps v[0] (before the first op) .. v[n] (after the last). */
+static void time_ops(const vki_gpu *g, run *r, const uint64_t *v)
+{
+    for (int i = 0; i < r->pl.n; i++)
+        r->stage_ms[i] = ts_ms(g, v[i], v[i + 1], g->lim.timestamp_bits);
+    r->nstages = r->pl.n;
+}
+
+/* No transfer queue: upload, dispatches and readback in one command buffer,
+ * ordered by barriers. Timestamps: 0 top, 1 after the upload, i + 2 after op i,
+ * n + 2 after the readback. */
+static int submit_one_queue(vki_gpu *g, run *r, vkimg_err *e)
+{
+    int n = r->pl.n;
+    uint32_t nts = (uint32_t)n + 3;
+    vki_cmd cmd = { 0 };
+    VkQueryPool qp = VK_NULL_HANDLE;
+    int rc = vki_cmd_begin_timed(g, &cmd, r->want_timing, nts, &qp, e);
+    if (rc)
+        goto done;
+    r->rec.cmd = cmd.cmd;
+    vki_stage_record(cmd.cmd, &r->stage, &r->pl.inb);
+    if (qp)
+        vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, qp, 1);
+    if ((rc = vki_plan_record(&r->pl, &r->rec, qp, 1)))
+        goto done;
+    vki_readback_record(cmd.cmd, &r->pl.outb, &r->rb, r->pl.out_bytes);
+    if (qp)
+        vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, qp, nts - 1);
+    if ((rc = vki_cmd_submit_wait(g, &cmd, e)))
+        goto done;
+    if (qp) {
+        uint64_t v[VKIMG_MAX_STAGES + 3] = { 0 };
+        VKI_VK(vkGetQueryPoolResults(g->dev, qp, 0, nts, sizeof v, v, sizeof v[0],
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        uint32_t bits = g->lim.timestamp_bits;
+        r->up_ms = ts_ms(g, v[0], v[1], bits);
+        r->down_ms = ts_ms(g, v[nts - 2], v[nts - 1], bits);
+        r->gpu_total_ms = ts_ms(g, v[0], v[nts - 1], bits);
+        time_ops(g, r, v + 1);
+    }
+    goto done;
+fail:
+    rc = e->code;
+done:
+    vki_cmd_abort(g, &cmd);
+    if (qp)
+        vkDestroyQueryPool(g->dev, qp, NULL);
+    return rc;
+}
+
+/* Records a buffer copy with a timestamp before and after it (query q0, q0 + 1
+ * of xqp, if any). */
+static void record_copy(VkCommandBuffer cmd, const vki_buf *src, const vki_buf *dst, VkDeviceSize bytes,
+                        VkQueryPool xqp, uint32_t q0)
+{
+    if (xqp)
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, xqp, q0);
+    VkBufferCopy c = { .size = bytes };
+    vkCmdCopyBuffer(cmd, src->buf, dst->buf, 1, &c);
+    if (xqp)
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, xqp, q0 + 1);
+}
+
+/* Transfer queue: upload on xqueue -> semaphore -> dispatches on queue ->
+ * semaphore -> readback on xqueue -> fence. A semaphore signal makes all earlier
+ * writes of its queue available and the wait makes them visible, so no barrier
+ * is needed between the queues; the shared buffers are CONCURRENT over the two
+ * families, so no ownership transfers either. The waits are at ALL_COMMANDS so
+ * that a command buffer's first timestamp is taken after its wait.
+ *
+ * Timing: timestamps of different queues can't be compared, so each queue's
+ * own are differenced: the ops on queue as in the one-queue path, the copies on
+ * xqueue, whose family may have none (timestampValidBits 0), and whose queries
+ * can only be reset from the host (vkCmdResetQueryPool is not allowed on a
+ * transfer-only queue: hostQueryReset). Without them the copies are timed on
+ * the host: submission to the upload's fence, and the ops' fence to the
+ * readback's (wake-up latency included). Every submission has a fence so that,
+ * if a later one fails, the earlier ones can be waited for before their
+ * semaphores and buffers are freed. */
+static int submit_split(vki_gpu *g, run *r, vkimg_err *e)
+{
+    int n = r->pl.n;
+    vki_cmd up = { 0 }, ops = { 0 }, down = { 0 };
+    VkSemaphore sem[2] = { VK_NULL_HANDLE, VK_NULL_HANDLE };
+    VkFence fence[3] = { VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE };
+    VkQueryPool qp = VK_NULL_HANDLE, xqp = VK_NULL_HANDLE;
+    int submitted = 0, rc = 0;
+
+    VkSemaphoreCreateInfo sci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO };
+    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+    for (int i = 0; i < 2; i++)
+        VKI_VK(vkCreateSemaphore(g->dev, &sci, NULL, &sem[i]));
+    for (int i = 0; i < 3; i++)
+        VKI_VK(vkCreateFence(g->dev, &fci, NULL, &fence[i]));
+    if (r->want_timing && g->xts_bits && g->host_query_reset) {
+        VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                      .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 4 };
+        VKI_VK(vkCreateQueryPool(g->dev, &qci, NULL, &xqp));
+        vkResetQueryPool(g->dev, xqp, 0, 4);
+    }
+
+    if ((rc = vki_cmd_begin_fam(g, (uint32_t)g->xfam, &up, e)))
+        goto done;
+    record_copy(up.cmd, &r->stage, &r->pl.inb, r->stage.size, xqp, 0);
+    /* ops: timestamp 0 at the top, i + 1 after op i */
+    if ((rc = vki_cmd_begin_timed(g, &ops, r->want_timing, (uint32_t)n + 1, &qp, e)))
+        goto done;
+    r->rec.cmd = ops.cmd;
+    if ((rc = vki_plan_record(&r->pl, &r->rec, qp, 0)))
+        goto done;
+    if ((rc = vki_cmd_begin_fam(g, (uint32_t)g->xfam, &down, e)))
+        goto done;
+    record_copy(down.cmd, &r->pl.outb, &r->rb, r->pl.out_bytes, xqp, 2);
+    VkMemoryBarrier host = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                             .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
+    vkCmdPipelineBarrier(down.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL, 0,
+                         NULL);
+
+    double t_submit = vki_now_ms(), t_done[3];
+    if ((rc = vki_cmd_submit(g, g->xqueue, &up, VK_NULL_HANDLE, 0, sem[0], fence[0], e)))
+        goto done;
+    submitted = 1;
+    if ((rc = vki_cmd_submit(g, g->queue, &ops, sem[0], VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, sem[1], fence[1], e)))
+        goto done;
+    submitted = 2;
+    if ((rc = vki_cmd_submit(g, g->xqueue, &down, sem[1], VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_NULL_HANDLE,
+                             fence[2], e)))
+        goto done;
+    submitted = 3;
+    for (int i = 0; i < 3; i++) {
+        VKI_VK(vkWaitForFences(g->dev, 1, &fence[i], VK_TRUE, UINT64_MAX));
+        t_done[i] = vki_now_ms();
+    }
+    submitted = 0;
+
+    if (xqp) {
+        uint64_t x[4] = { 0 };
+        VKI_VK(vkGetQueryPoolResults(g->dev, xqp, 0, 4, sizeof x, x, sizeof x[0],
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        r->up_ms = ts_ms(g, x[0], x[1], g->xts_bits);
+        r->down_ms = ts_ms(g, x[2], x[3], g->xts_bits);
+    } else {
+        r->up_ms = t_done[0] - t_submit;
+        r->down_ms = t_done[2] - t_done[1];
+    }
+    if (qp) {
+        uint64_t v[VKIMG_MAX_STAGES + 1] = { 0 };
+        VKI_VK(vkGetQueryPoolResults(g->dev, qp, 0, (uint32_t)n + 1, sizeof v, v, sizeof v[0],
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        time_ops(g, r, v);
+        /* the queues' busy times, without the waits between them */
+        r->gpu_total_ms = r->up_ms + ts_ms(g, v[0], v[n], g->lim.timestamp_bits) + r->down_ms;
+    }
+    goto done;
+fail:
+    rc = e->code;
+done:
+    for (int i = 0; i < submitted; i++) /* a later submission failed: let the earlier ones finish */
+        vkWaitForFences(g->dev, 1, &fence[i], VK_TRUE, UINT64_MAX);
+    vki_cmd_abort(g, &up);
+    vki_cmd_abort(g, &ops);
+    vki_cmd_abort(g, &down);
+    for (int i = 0; i < 2; i++)
+        if (sem[i])
+            vkDestroySemaphore(g->dev, sem[i], NULL);
+    for (int i = 0; i < 3; i++)
+        if (fence[i])
+            vkDestroyFence(g->dev, fence[i], NULL);
+    if (qp)
+        vkDestroyQueryPool(g->dev, qp, NULL);
+    if (xqp)
+        vkDestroyQueryPool(g->dev, xqp, NULL);
+    return rc;
+}
+
 int vki_exec_run(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
                  vkimg_image *out, vkimg_err *e)
 {
     double t_start = vki_now_ms();
-    vki_rec rec = { .gpu = g, .e = e };
-    vki_plan pl = { 0 };
-    vki_buf stage = { 0 }, rb = { 0 };
-    VkQueryPool qp = VK_NULL_HANDLE;
-    vki_cmd cmd = { 0 };
+    run r = { .rec = { .gpu = g, .e = e }, .want_timing = o && o->timing };
     vkimg_image res = { 0 };
     int rc = 0;
     memset(out, 0, sizeof *out);
     if (!in->data)
         return vki_fail(e, VKIMG_E_RUNTIME, "input image has no data");
-    if ((rc = vki_plan_create(g, p, in->w, in->h, in->c, in->fmt, o ? o->out_fmt : in->fmt, false, &pl, e)))
+    if ((rc = vki_plan_create(g, p, in->w, in->h, in->c, in->fmt, o ? o->out_fmt : in->fmt, false, &r.pl, e)))
         return rc;
-    int n = pl.n;
+    int n = r.pl.n;
 
     /* Resources: staging + device input, readback (the plan holds the rest). */
     double t0 = vki_now_ms();
-    if ((rc = vki_stage_create(g, in->data, pl.in_bytes, "input image", &stage, &pl.inb, e)))
+    if ((rc = vki_stage_create(g, in->data, r.pl.in_bytes, "input image", &r.stage, &r.pl.inb, e)))
         goto done;
     double host_upload = vki_now_ms() - t0;
-    if ((rc = vki_buf_create(g, pl.out_bytes, VKI_MEM_READBACK, "readback buffer", &rb, e)))
+    if ((rc = vki_buf_create(g, r.pl.out_bytes, VKI_MEM_READBACK, "readback buffer", &r.rb, e)))
         goto done;
-
-    uint32_t nts = (uint32_t)n + 3;
-    if ((rc = vki_cmd_begin_timed(g, &cmd, o && o->timing, nts, &qp, e)))
+    if ((rc = g->xqueue ? submit_split(g, &r, e) : submit_one_queue(g, &r, e)))
         goto done;
-    bool ts = qp != VK_NULL_HANDLE;
-    rec.cmd = cmd.cmd;
-    vki_stage_record(cmd.cmd, &stage, &pl.inb);
-    if (ts)
-        vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, qp, 1);
-    if ((rc = vki_plan_record(&pl, &rec, qp, 1)))
+    if ((rc = vki_buf_invalidate(g, &r.rb, e)))
         goto done;
-    vki_readback_record(cmd.cmd, &pl.outb, &rb, pl.out_bytes);
-    if (ts)
-        vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, qp, nts - 1);
-    rc = vki_cmd_submit_wait(g, &cmd, e);
-    if (rc)
-        goto done;
-    if ((rc = vki_buf_invalidate(g, &rb, e)))
-        goto done;
-    if ((rc = vkimg_image_alloc(&res, in->w, in->h, pl.chans[n], pl.out_fmt, e)))
+    if ((rc = vkimg_image_alloc(&res, in->w, in->h, r.pl.chans[n], r.pl.out_fmt, e)))
         goto done;
     t0 = vki_now_ms();
-    memcpy(res.data, rb.map, pl.out_bytes);
+    memcpy(res.data, r.rb.map, r.pl.out_bytes);
     double host_readback = vki_now_ms() - t0;
 
     if (o && o->timing) {
         vkimg_timing *t = o->timing;
-        uint64_t v[VKIMG_MAX_STAGES + 3] = { 0 };
-        t->nstages = 0;
-        t->upload_ms = host_upload;
-        t->readback_ms = host_readback;
-        t->gpu_total_ms = 0;
-        if (ts) {
-            VKI_VK(vkGetQueryPoolResults(g->dev, qp, 0, nts, sizeof v, v, sizeof v[0],
-                                         VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-            double per = g->lim.timestamp_period * 1e-6; /* ticks -> ms */
-            t->upload_ms += (v[1] - v[0]) * per;
-            t->readback_ms += (v[nts - 1] - v[nts - 2]) * per;
-            t->gpu_total_ms = (v[nts - 1] - v[0]) * per;
-            for (int i = 0; i < n; i++) {
-                snprintf(t->stage[i].name, sizeof t->stage[i].name, "%s", p->ops[i].desc->name);
-                t->stage[i].gpu_ms = (v[i + 2] - v[i + 1]) * per;
-            }
-            t->nstages = n;
+        t->upload_ms = host_upload + r.up_ms;
+        t->readback_ms = host_readback + r.down_ms;
+        t->gpu_total_ms = r.gpu_total_ms;
+        t->nstages = r.nstages;
+        for (int i = 0; i < r.nstages; i++) {
+            snprintf(t->stage[i].name, sizeof t->stage[i].name, "%s", p->ops[i].desc->name);
+            t->stage[i].gpu_ms = r.stage_ms[i];
         }
         t->total_ms = vki_now_ms() - t_start;
     }
@@ -357,16 +529,10 @@ int vki_exec_run(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, con
     res.data = NULL;
 
 done:
-fail:
-    if (!rc && e->code)
-        rc = e->code;
-    vki_cmd_abort(g, &cmd);
-    if (qp)
-        vkDestroyQueryPool(g->dev, qp, NULL);
-    vki_rec_release(&rec);
-    vki_plan_destroy(g, &pl);
-    vki_buf_destroy(g, &stage);
-    vki_buf_destroy(g, &rb);
+    vki_rec_release(&r.rec);
+    vki_plan_destroy(g, &r.pl);
+    vki_buf_destroy(g, &r.stage);
+    vki_buf_destroy(g, &r.rb);
     vkimg_image_free(&res);
     return rc;
 }

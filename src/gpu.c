@@ -159,6 +159,10 @@ typedef struct dev_info {
     VkPhysicalDeviceMemoryProperties mem;
     vki_limits lim;
     int qfam;
+    uint32_t qcount;       /* queues in qfam */
+    int xfam;              /* a transfer-only family, else -1 */
+    uint32_t xcount, xts_bits;
+    bool host_query_reset;
     const char *unusable; /* NULL if usable */
 } dev_info;
 
@@ -247,6 +251,21 @@ static void query_device(VkPhysicalDevice pd, dev_info *d)
         d->unusable = "no compute queue";
         return;
     }
+    d->qcount = qf[d->qfam].queueCount;
+    /* A family that only copies (the DMA engines of a discrete GPU): exec's
+     * uploads and readbacks go there, next to the kernels of other images.
+     * One with timestamps is preferred, so copies can be timed on the device. */
+    d->xfam = -1;
+    for (uint32_t i = 0; i < nq; i++) {
+        VkQueueFlags f = qf[i].queueFlags;
+        if (!(f & VK_QUEUE_TRANSFER_BIT) || (f & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)))
+            continue;
+        if (d->xfam < 0 || (!d->xts_bits && qf[i].timestampValidBits)) {
+            d->xfam = (int)i;
+            d->xcount = qf[i].queueCount;
+            d->xts_bits = qf[i].timestampValidBits;
+        }
+    }
 
     VkPhysicalDeviceVulkan11Features f11 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES };
     VkPhysicalDeviceVulkan12Features f12 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, .pNext = &f11 };
@@ -254,6 +273,7 @@ static void query_device(VkPhysicalDevice pd, dev_info *d)
     vkGetPhysicalDeviceFeatures2(pd, &f2);
     lim->int64 = f2.features.shaderInt64;
     lim->float64 = f2.features.shaderFloat64;
+    d->host_query_reset = f12.hostQueryReset;
     if (!f12.bufferDeviceAddress)
         d->unusable = "bufferDeviceAddress not supported";
     else if (!f12.storageBuffer8BitAccess)
@@ -441,6 +461,57 @@ static void cache_save(vki_gpu *g)
     free(buf);
 }
 
+static bool env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0");
+}
+
+/* Where exec's uploads and readbacks go (gpu.h, xqueue). */
+typedef enum xmode {
+    X_NONE,         /* on the compute queue, in its command buffer */
+    X_FAMILY,       /* a queue of the transfer-only family */
+    X_SECOND_QUEUE, /* VKIMG_SPLIT_QUEUES=1: queue 1 of the compute family */
+    X_SAME_QUEUE,   /* VKIMG_SPLIT_QUEUES=1 with one queue: the compute queue, separate submissions */
+} xmode;
+
+static xmode transfer_mode(const dev_info *d)
+{
+    if (env_on("VKIMG_NO_TRANSFER_QUEUE"))
+        return X_NONE;
+    if (d->xfam >= 0)
+        return X_FAMILY;
+    if (env_on("VKIMG_SPLIT_QUEUES"))
+        return d->qcount >= 2 ? X_SECOND_QUEUE : X_SAME_QUEUE;
+    return X_NONE;
+}
+
+static void log_queues(vki_gpu *g, xmode m, const dev_info *d)
+{
+    switch (m) {
+    case X_NONE:
+        if (d->xfam >= 0)
+            vki_gpu_log(g, VKIMG_LOG_INFO, "queues: kernels and copies on family %u (VKIMG_NO_TRANSFER_QUEUE: "
+                        "transfer family %d not used)", g->qfam, d->xfam);
+        else
+            vki_gpu_log(g, VKIMG_LOG_INFO, "queues: kernels and copies on family %u (no transfer-only family)", g->qfam);
+        break;
+    case X_FAMILY:
+        vki_gpu_log(g, VKIMG_LOG_INFO, "queues: kernels on family %u, uploads and readbacks on transfer family %d (%s)",
+                    g->qfam, g->xfam,
+                    g->xts_bits && g->host_query_reset ? "timed on the device" : "no timestamps there: copies timed on the host");
+        break;
+    case X_SECOND_QUEUE:
+        vki_gpu_log(g, VKIMG_LOG_INFO, "queues: kernels on queue 0, uploads and readbacks on queue 1 of family %u "
+                    "(VKIMG_SPLIT_QUEUES)", g->qfam);
+        break;
+    case X_SAME_QUEUE:
+        vki_gpu_log(g, VKIMG_LOG_INFO, "queues: family %u has one queue: uploads, kernels and readbacks submitted "
+                    "to it separately, chained by semaphores (VKIMG_SPLIT_QUEUES)", g->qfam);
+        break;
+    }
+}
+
 int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
 {
     dev_info *devs = NULL;
@@ -448,8 +519,8 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     memset(g, 0, sizeof *g);
     g->log = o ? o->log : NULL;
     g->log_user = o ? o->log_user : NULL;
-    const char *env = getenv("VKIMG_VALIDATE");
-    g->validate = (o && o->validate) || (env && *env && strcmp(env, "0"));
+    g->validate = (o && o->validate) || env_on("VKIMG_VALIDATE");
+    g->xfam = -1;
     if (create_instance(g, g->validate, e))
         goto fail;
     if (enumerate(g->instance, &devs, &ndev, e))
@@ -465,12 +536,26 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     g->qfam = (uint32_t)d->qfam;
     describe(d, g->desc, sizeof g->desc);
 
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = g->qfam,
-        .queueCount = 1,
-        .pQueuePriorities = &prio,
+    xmode xm = transfer_mode(d);
+    if (xm != X_NONE) {
+        g->xfam = xm == X_FAMILY ? d->xfam : (int)g->qfam;
+        g->xts_bits = xm == X_FAMILY ? d->xts_bits : g->lim.timestamp_bits;
+        g->host_query_reset = d->host_query_reset;
+    }
+    const float prio[2] = { 1.0f, 1.0f };
+    VkDeviceQueueCreateInfo qci[2] = {
+        {
+            .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+            .queueFamilyIndex = g->qfam,
+            .queueCount = xm == X_SECOND_QUEUE ? 2 : 1,
+            .pQueuePriorities = prio,
+        },
+        {
+            .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+            .queueFamilyIndex = (uint32_t)g->xfam,
+            .queueCount = 1,
+            .pQueuePriorities = prio,
+        },
     };
     VkPhysicalDeviceVulkan11Features f11 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
@@ -481,6 +566,7 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         .pNext = &f11,
         .bufferDeviceAddress = VK_TRUE,
         .storageBuffer8BitAccess = VK_TRUE,
+        .hostQueryReset = g->host_query_reset, /* timestamps on a transfer queue: reset from the host */
     };
     VkPhysicalDeviceFeatures2 f2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -490,12 +576,23 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &f2,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &qci,
+        .queueCreateInfoCount = xm == X_FAMILY ? 2 : 1,
+        .pQueueCreateInfos = qci,
     };
     VKI_VK(vkCreateDevice(g->phys, &dci, NULL, &g->dev));
     vkGetDeviceQueue(g->dev, g->qfam, 0, &g->queue);
+    if (xm == X_FAMILY)
+        vkGetDeviceQueue(g->dev, (uint32_t)g->xfam, 0, &g->xqueue);
+    else if (xm == X_SECOND_QUEUE)
+        vkGetDeviceQueue(g->dev, g->qfam, 1, &g->xqueue);
+    else if (xm == X_SAME_QUEUE)
+        g->xqueue = g->queue;
     if (pthread_mutex_init(&g->lock, NULL)) {
+        vki_fail(e, VKIMG_E_RUNTIME, "pthread_mutex_init failed");
+        goto fail;
+    }
+    if (pthread_mutex_init(&g->xlock, NULL)) {
+        pthread_mutex_destroy(&g->lock);
         vki_fail(e, VKIMG_E_RUNTIME, "pthread_mutex_init failed");
         goto fail;
     }
@@ -519,6 +616,7 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     g->cache_loaded = cache_n;
     VKI_VK(cr);
     vki_gpu_log(g, VKIMG_LOG_INFO, "device: %s", g->desc);
+    log_queues(g, xm, d);
     free(devs);
     return 0;
 fail:
@@ -564,6 +662,7 @@ void vki_gpu_destroy(vki_gpu *g)
     }
     if (g->lock_init) {
         pthread_mutex_destroy(&g->lock);
+        pthread_mutex_destroy(&g->xlock);
         g->lock_init = false;
     }
 }
@@ -612,6 +711,12 @@ int vkimg_list_devices(char *buf, size_t n, vkimg_err *e)
                     d->lim.max_shared, d->lim.max_wg_invocations, d->lim.max_wg_size[0], d->lim.max_wg_size[1],
                     d->lim.max_wg_size[2], d->lim.subgroup_size, d->lim.max_image_2d,
                     d->lim.timestamp_bits ? "yes" : "no");
+        at = append(buf, n, at, "   compute queue: family %d (%u queue%s); ", d->qfam, d->qcount, d->qcount == 1 ? "" : "s");
+        if (d->xfam >= 0)
+            at = append(buf, n, at, "transfer queue: family %d (%u queue%s, timestamps %s)\n", d->xfam, d->xcount,
+                        d->xcount == 1 ? "" : "s", d->xts_bits ? "yes" : "no");
+        else
+            at = append(buf, n, at, "transfer queue: none (copies run on the compute queue)\n");
     }
     free(devs);
     vki_gpu_destroy(&g);
@@ -643,7 +748,21 @@ static int find_memory(const vki_gpu *g, uint32_t bits, VkMemoryPropertyFlags ne
 
 static double mib(VkDeviceSize s) { return s / 1048576.0; }
 
+static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, const char *what, vki_buf *b,
+                      vkimg_err *e);
+
 int vki_buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e)
+{
+    return buf_create(g, size, kind, false, what, b, e);
+}
+
+int vki_buf_create_shared(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e)
+{
+    return buf_create(g, size, kind, true, what, b, e);
+}
+
+static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, const char *what, vki_buf *b,
+                      vkimg_err *e)
 {
     memset(b, 0, sizeof *b);
     if (size == 0)
@@ -687,6 +806,15 @@ int vki_buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what
         .usage = usage,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
+    /* Two families: CONCURRENT, so that neither needs an ownership transfer
+     * (a release/acquire barrier pair on both queues) for every image. One
+     * family (VKIMG_SPLIT_QUEUES): EXCLUSIVE is right, CONCURRENT is invalid. */
+    uint32_t fams[2] = { g->qfam, (uint32_t)g->xfam };
+    if (shared && g->xqueue && g->xfam != (int)g->qfam) {
+        bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
+        bci.queueFamilyIndexCount = 2;
+        bci.pQueueFamilyIndices = fams;
+    }
     VKI_VK(vkCreateBuffer(g->dev, &bci, NULL, &b->buf));
     b->size = size;
     VkMemoryRequirements req;
@@ -864,11 +992,16 @@ fail:
 
 int vki_cmd_begin(vki_gpu *g, vki_cmd *c, vkimg_err *e)
 {
+    return vki_cmd_begin_fam(g, g->qfam, c, e);
+}
+
+int vki_cmd_begin_fam(vki_gpu *g, uint32_t fam, vki_cmd *c, vkimg_err *e)
+{
     memset(c, 0, sizeof *c);
     VkCommandPoolCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
-        .queueFamilyIndex = g->qfam,
+        .queueFamilyIndex = fam,
     };
     VKI_VK(vkCreateCommandPool(g->dev, &pci, NULL, &c->pool));
     VkCommandBufferAllocateInfo ai = {
@@ -917,17 +1050,42 @@ void vki_cmd_abort(vki_gpu *g, vki_cmd *c)
     memset(c, 0, sizeof *c);
 }
 
+int vki_cmd_submit(vki_gpu *g, VkQueue q, vki_cmd *c, VkSemaphore wait, VkPipelineStageFlags wait_stages,
+                   VkSemaphore signal, VkFence fence, vkimg_err *e)
+{
+    VKI_VK(vkEndCommandBuffer(c->cmd));
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .waitSemaphoreCount = wait ? 1 : 0,
+        .pWaitSemaphores = &wait,
+        .pWaitDstStageMask = &wait_stages,
+        .commandBufferCount = 1,
+        .pCommandBuffers = &c->cmd,
+        .signalSemaphoreCount = signal ? 1 : 0,
+        .pSignalSemaphores = &signal,
+    };
+    /* A VkQueue must not be used by two threads at once; xqueue may be queue. */
+    pthread_mutex_t *lock = q == g->queue ? &g->lock : &g->xlock;
+    pthread_mutex_lock(lock);
+    VkResult r = vkQueueSubmit(q, 1, &si, fence);
+    pthread_mutex_unlock(lock);
+    if (r != VK_SUCCESS)
+        return vki_fail_vk(e, "vkQueueSubmit", r);
+    return 0;
+fail:
+    return e->code;
+}
+
 int vki_cmd_submit_wait(vki_gpu *g, vki_cmd *c, vkimg_err *e)
 {
     VkFence fence = VK_NULL_HANDLE;
-    VKI_VK(vkEndCommandBuffer(c->cmd));
     VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
     VKI_VK(vkCreateFence(g->dev, &fci, NULL, &fence));
-    VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &c->cmd };
-    pthread_mutex_lock(&g->lock);
-    VkResult r = vkQueueSubmit(g->queue, 1, &si, fence);
-    pthread_mutex_unlock(&g->lock);
-    VKI_VK(r);
+    if (vki_cmd_submit(g, g->queue, c, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, fence, e)) {
+        vkDestroyFence(g->dev, fence, NULL); /* nothing was submitted */
+        fence = VK_NULL_HANDLE;
+        goto fail;
+    }
     VKI_VK(vkWaitForFences(g->dev, 1, &fence, VK_TRUE, UINT64_MAX));
     vkDestroyFence(g->dev, fence, NULL);
     vki_cmd_abort(g, c);

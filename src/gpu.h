@@ -52,12 +52,23 @@ typedef struct vki_gpu {
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice phys;
     VkDevice dev;
-    VkQueue queue;
+    VkQueue queue;              /* compute (and, without xqueue, everything) */
     uint32_t qfam;
+    /* Transfer queue for the uploads and readbacks of vki_exec_run, so that one
+     * image's copies overlap another's kernels: a queue of a transfer-only family
+     * (xfam != qfam; NVIDIA has one), or with VKIMG_SPLIT_QUEUES=1 on a device
+     * without one, a second queue of qfam (the same VkQueue when qfam has only one:
+     * lavapipe), which runs the same semaphore path for tests. NULL / -1 when
+     * absent or VKIMG_NO_TRANSFER_QUEUE=1. */
+    VkQueue xqueue;
+    int xfam;
+    uint32_t xts_bits;          /* timestampValidBits of xfam */
+    bool host_query_reset;      /* hostQueryReset enabled (transfer queues can't vkCmdResetQueryPool) */
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem;
     vki_limits lim;
-    pthread_mutex_t lock;       /* kernel cache and queue submission */
+    pthread_mutex_t lock;       /* kernel cache and submission to queue */
+    pthread_mutex_t xlock;      /* submission to xqueue when it is not queue */
     bool lock_init;
     VkPipelineCache cache;
     char cache_path[1024]; /* on-disk pipeline cache ("" = off) */
@@ -96,6 +107,10 @@ typedef struct vki_buf {
 /* `what` names the buffer in errors ("working image 5120x2880x3 f32"). */
 int vki_buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e);
 void vki_buf_destroy(vki_gpu *g, vki_buf *b);
+/* Like vki_buf_create for a buffer that both queue and xqueue use (exec's
+ * input and output images): VK_SHARING_MODE_CONCURRENT over the two families
+ * when they differ, so no queue family ownership transfers are needed. */
+int vki_buf_create_shared(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e);
 /* Makes host writes visible / device writes readable for non-coherent memory. */
 int vki_buf_flush(vki_gpu *g, vki_buf *b, vkimg_err *e);
 int vki_buf_invalidate(vki_gpu *g, vki_buf *b, vkimg_err *e);
@@ -134,8 +149,15 @@ typedef struct vki_cmd {
     VkCommandBuffer cmd;
 } vki_cmd;
 int vki_cmd_begin(vki_gpu *g, vki_cmd *c, vkimg_err *e);
+/* vki_cmd_begin for a queue of family fam (g->qfam or g->xfam). */
+int vki_cmd_begin_fam(vki_gpu *g, uint32_t fam, vki_cmd *c, vkimg_err *e);
 /* Ends, submits, waits (fence), frees. */
 int vki_cmd_submit_wait(vki_gpu *g, vki_cmd *c, vkimg_err *e);
+/* Ends c and submits it to q (g->queue or g->xqueue) under that queue's lock:
+ * waits for `wait` (if any) before the stages in wait_stages, then signals
+ * `signal` and `fence` (each optional). The caller waits and frees. */
+int vki_cmd_submit(vki_gpu *g, VkQueue q, vki_cmd *c, VkSemaphore wait, VkPipelineStageFlags wait_stages,
+                   VkSemaphore signal, VkFence fence, vkimg_err *e);
 /* vki_cmd_begin with timestamps: when `want` and the queue has timestamps,
  * creates a query pool of n queries (*qp, else VK_NULL_HANDLE), resets it and
  * writes query 0 at the top of the pipe. The caller destroys *qp. */

@@ -2,7 +2,8 @@
 # Batch processing through the CLI: globs, directories, @lists, stdin lists,
 # templates, collisions, shards (every input exactly once across N), a failing
 # file does not stop the others, --fail-fast, --skip-existing, progress only on
-# a TTY, JSON lines parse, and outputs do not depend on the thread count.
+# a TTY, JSON lines parse, and outputs do not depend on the thread count. ctest
+# also runs it with VKIMG_SPLIT_QUEUES=1 (the transfer-queue path of exec).
 #   test_batch.sh /path/to/vkimg /path/to/source
 set -u
 vk=$1 src=$2
@@ -122,6 +123,13 @@ mkdir -p "$t/o1" "$t/o4"
 "$vk" -q -i "$t/in/*.png" -o "$t/o1/" -f "gray,blur=1.5" --threads 1
 "$vk" -q -i "$t/in/*.png" -o "$t/o4/" -f "gray,blur=1.5" --threads 4 --gpu-inflight 3
 check "deterministic across thread counts" 'diff -r "$t/o1" "$t/o4" >/dev/null'
+
+# which queues: with VKIMG_SPLIT_QUEUES=1 the copies get their own submissions
+if [ "${VKIMG_SPLIT_QUEUES:-0}" != 0 ]; then
+  err=$("$vk" -v -i "$t/in/img1.png" -o "$t/out/v.png" -f gray 2>&1 >/dev/null)
+  check "VKIMG_SPLIT_QUEUES=1: -v says the copies are on their own queue or submissions" \
+    'printf "%s" "$err" | grep -Eq "queues: .*(VKIMG_SPLIT_QUEUES|transfer family)"'
+fi
 
 # --no-cache: no pipeline cache written; without it one file appears
 XDG_CACHE_HOME="$t/cache1" "$vk" -q -i "$t/in/img1.png" -o "$t/out/nc.png" -f gray --no-cache
