@@ -11,7 +11,10 @@
  * device (vkimg_run is thread-safe; at most --gpu-inflight images are on the
  * device at once, each with its own staging buffers), encode and write
  * atomically. Memory is bounded by the number of workers (--max-inflight).
- * Results are the same bytes whatever the thread count.
+ * --device all opens every GPU (vkimg_devices_all), each with its own
+ * --gpu-inflight slots, and a worker runs its image on the device with the
+ * most free slots. Results are the same bytes whatever the thread count or
+ * the device (the same kernels).
  *
  * --json prints one JSON object per file, then {"summary": ...} (schema in
  * README). Exit: 0 all ok, 1 some file failed (or a device error), 2 usage. */
@@ -35,6 +38,8 @@ typedef struct job {
     int status;               /* 0 ok, 1 failed, -1 skipped (exists) */
     char err[sizeof(((vkimg_err *)0)->msg)];
     int w, h, c, oc;
+    int device;               /* 'vkimg devices' index of the device that ran it, -1 none */
+    bool no_device;           /* failed because no device could be opened (said once, at the end) */
     double decode_ms, gpu_ms, encode_ms, total_ms;
     long long bytes;
     vkimg_timing timing;
@@ -249,6 +254,15 @@ static unsigned shard_of(const char *path, unsigned nshards)
 
 /* ---------------------------------------------------------------- workers */
 
+#define MAX_DEVICES 64
+
+/* One device of the batch: its context and free --gpu-inflight slots. */
+typedef struct batch_dev {
+    vkimg_ctx *ctx;
+    int index; /* in 'vkimg devices' */
+    int free;
+} batch_dev;
+
 typedef struct batch {
     job *jobs;
     int njobs;
@@ -257,40 +271,52 @@ typedef struct batch {
     vkimg_load_opts lo;
     vkimg_save_opts so;
     bool skip_existing, fail_fast, json, progress, timing;
-    /* device: created by the main thread while workers decode */
+    /* devices: created by the main thread while workers decode */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    vkimg_ctx *ctx;
-    bool ctx_ready;
+    batch_dev devs[MAX_DEVICES];
+    int ndevs;      /* opened so far (workers use them at once) */
+    bool ctx_ready; /* all tried; ndevs 0: none could be opened (ctx_err) */
     char ctx_err[sizeof(((vkimg_err *)0)->msg)];
-    int gpu_slots; /* images allowed on the device at once */
     atomic_int failed, done, skipped;
     atomic_llong pixels_done;
     double t0;
 } batch;
 
-static vkimg_ctx *wait_ctx(batch *b)
+/* Waits for a device (0: none could be opened). */
+static int wait_devices(batch *b)
 {
     pthread_mutex_lock(&b->mu);
-    while (!b->ctx_ready)
+    while (!b->ctx_ready && !b->ndevs)
         pthread_cond_wait(&b->cv, &b->mu);
+    int n = b->ndevs;
     pthread_mutex_unlock(&b->mu);
-    return b->ctx;
+    return n;
 }
 
-static void gpu_acquire(batch *b)
+/* Takes a slot of the device with the most free ones (ties: the first, which
+ * has the lowest index), waiting while every slot is taken. */
+static batch_dev *gpu_acquire(batch *b)
 {
+    batch_dev *best = NULL;
     pthread_mutex_lock(&b->mu);
-    while (b->gpu_slots == 0)
+    for (;;) {
+        for (int i = 0; i < b->ndevs; i++)
+            if (b->devs[i].free > 0 && (!best || b->devs[i].free > best->free))
+                best = &b->devs[i];
+        if (best)
+            break;
         pthread_cond_wait(&b->cv, &b->mu);
-    b->gpu_slots--;
+    }
+    best->free--;
     pthread_mutex_unlock(&b->mu);
+    return best;
 }
 
-static void gpu_release(batch *b)
+static void gpu_release(batch *b, batch_dev *d)
 {
     pthread_mutex_lock(&b->mu);
-    b->gpu_slots++;
+    d->free++;
     pthread_cond_broadcast(&b->cv);
     pthread_mutex_unlock(&b->mu);
 }
@@ -312,16 +338,17 @@ static void run_job(batch *b, job *j)
     j->w = src.w;
     j->h = src.h;
     j->c = src.c;
-    vkimg_ctx *ctx = wait_ctx(b);
-    if (!ctx) {
+    if (!wait_devices(b)) {
+        j->no_device = true;
         snprintf(e.msg, sizeof e.msg, "%s", b->ctx_err);
         goto fail;
     }
     vkimg_run_opts ro = { .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src.fmt), .timing = &j->timing };
     t = vki_cli_now_ms();
-    gpu_acquire(b);
-    int rc = vkimg_run(ctx, b->p, &src, &ro, &dst, &e);
-    gpu_release(b);
+    batch_dev *d = gpu_acquire(b);
+    j->device = d->index;
+    int rc = vkimg_run(d->ctx, b->p, &src, &ro, &dst, &e);
+    gpu_release(b, d);
     j->gpu_ms = vki_cli_now_ms() - t;
     vkimg_image_free(&src);
     if (rc)
@@ -379,7 +406,7 @@ static void report_job(batch *b, const job *j)
     pthread_mutex_lock(&out_mu);
     if (b->progress)
         fputs("\r\033[K", stderr);
-    if (j->status == 1)
+    if (j->status == 1 && !j->no_device)
         fprintf(stderr, "vkimg: %s\n", j->err);
     if (b->json) {
         printf("{\"input\": ");
@@ -391,14 +418,73 @@ static void report_job(batch *b, const job *j)
             printf(", \"error\": ");
             json_str(stdout, j->err);
         }
-        printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"out_channels\": %d, \"bytes\": %lld, "
-               "\"decode_ms\": %.3f, \"gpu_ms\": %.3f, \"encode_ms\": %.3f, \"total_ms\": %.3f}\n",
-               j->w, j->h, j->c, j->oc, j->bytes, j->decode_ms, j->gpu_ms, j->encode_ms, j->total_ms);
+        printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"out_channels\": %d, \"bytes\": %lld, ",
+               j->w, j->h, j->c, j->oc, j->bytes);
+        if (j->device >= 0)
+            printf("\"device\": %d, ", j->device);
+        else
+            printf("\"device\": null, ");
+        printf("\"decode_ms\": %.3f, \"gpu_ms\": %.3f, \"encode_ms\": %.3f, \"total_ms\": %.3f}\n", j->decode_ms,
+               j->gpu_ms, j->encode_ms, j->total_ms);
         fflush(stdout);
     }
     if (b->progress)
         progress_line(b, false);
     pthread_mutex_unlock(&out_mu);
+}
+
+/* Opens the batch's device, or with --device all one context per device of
+ * vkimg_devices_all(), each with `slots` images in flight, and hands each to
+ * the workers as soon as it is open. Of several devices, one that can't be
+ * opened is reported and left out; the batch fails only if none can be
+ * (ctx_err). */
+static void open_devices(batch *b, const char *device, const vkimg_ctx_opts *base, int slots)
+{
+    vkimg_err e = { 0 };
+    bool all = device && !strcmp(device, "all");
+    int idx[MAX_DEVICES], n = 1;
+    if (all && (n = vkimg_devices_all(idx, MAX_DEVICES, &e)) < 0)
+        snprintf(b->ctx_err, sizeof b->ctx_err, "%s", e.msg);
+    if (n > MAX_DEVICES) {
+        cli_error(0, "--device all: %d devices, using the first %d", n, MAX_DEVICES);
+        n = MAX_DEVICES;
+    }
+    for (int i = 0; i < n; i++) {
+        vkimg_ctx_opts co = *base;
+        char sel[16];
+        if (all) {
+            snprintf(sel, sizeof sel, "%d", idx[i]);
+            co.device = sel;
+        }
+        vkimg_ctx *ctx = vkimg_ctx_create(&co, &e);
+        if (!ctx) {
+            if (!b->ctx_err[0])
+                snprintf(b->ctx_err, sizeof b->ctx_err, "%s", e.msg);
+            if (all) {
+                pthread_mutex_lock(&out_mu);
+                cli_error(0, "--device all: device %d left out: %s", idx[i], e.msg);
+                pthread_mutex_unlock(&out_mu);
+            }
+            continue;
+        }
+        pthread_mutex_lock(&b->mu);
+        b->devs[b->ndevs++] = (batch_dev){ .ctx = ctx, .index = vkimg_ctx_device_index(ctx), .free = slots };
+        pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+    }
+    int nd = b->ndevs; /* only this thread changes it */
+    if (all && nd && cli_verbose) {
+        char list[MAX_DEVICES * 4 + 1] = "";
+        for (int i = 0; i < nd; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", b->devs[i].index);
+        pthread_mutex_lock(&out_mu);
+        fprintf(stderr, "vkimg: --device all: %d device(s) (%s), %d image(s) in flight on each\n", nd, list, slots);
+        pthread_mutex_unlock(&out_mu);
+    }
+    pthread_mutex_lock(&b->mu);
+    b->ctx_ready = true;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
 }
 
 static void *worker(void *arg)
@@ -680,7 +766,8 @@ int cmd_process(int argc, char **argv)
     b.fail_fast = fail_fast;
     b.json = json;
     b.progress = progress < 0 ? isatty(2) && njobs > 1 && !quiet : progress;
-    b.gpu_slots = (int)gpu_inflight;
+    for (int i = 0; i < njobs; i++)
+        jobs[i].device = -1;
     b.t0 = vki_cli_now_ms();
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.cv, NULL);
@@ -693,22 +780,17 @@ int cmd_process(int argc, char **argv)
     for (; started < nthreads; started++)
         if (pthread_create(&tids[started], NULL, worker, &b))
             break;
-    /* the device comes up while the first images decode */
+    /* the devices come up while the first images decode */
     vkimg_ctx_opts co = { .device = device, .validate = validate, .no_cache = no_cache, .log = cli_log };
-    vkimg_ctx *ctx = vkimg_ctx_create(&co, &e);
-    pthread_mutex_lock(&b.mu);
-    b.ctx = ctx;
-    if (!ctx)
-        snprintf(b.ctx_err, sizeof b.ctx_err, "%s", e.msg);
-    b.ctx_ready = true;
-    pthread_cond_broadcast(&b.cv);
-    pthread_mutex_unlock(&b.mu);
+    open_devices(&b, device, &co, (int)gpu_inflight);
     if (started == 0)
         worker(&b);
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
     if (b.progress)
         progress_line(&b, true);
+    if (!b.ndevs) /* once, not for every file */
+        cli_error(1, "%s", b.ctx_err);
 
     int nfailed = atomic_load(&b.failed), ndone = atomic_load(&b.done), nskipped = atomic_load(&b.skipped);
     double wall = (vki_cli_now_ms() - b.t0) / 1e3;
@@ -724,14 +806,16 @@ int cmd_process(int argc, char **argv)
         fprintf(stderr, "vkimg: %d file(s): %d ok, %d failed, %d skipped%s in %.2f s (%.2f images/s)\n", njobs,
                 ndone - nfailed - nskipped, nfailed, nskipped, njobs - ndone ? " (stopped early)" : "", wall,
                 wall > 0 ? (ndone - nfailed - nskipped) / wall : 0);
-    if (ctx && vkimg_ctx_validation_messages(ctx)) {
-        cli_error(1, "%d validation message(s) reported (see above)", vkimg_ctx_validation_messages(ctx));
+    int nmsgs = 0;
+    for (int i = 0; i < b.ndevs; i++)
+        nmsgs += vkimg_ctx_validation_messages(b.devs[i].ctx);
+    if (nmsgs) {
+        cli_error(1, "%d validation message(s) reported (see above)", nmsgs);
         nfailed++;
     }
-    if (!ctx && !nfailed)
-        cli_error(1, "%s", b.ctx_err);
-    rc = nfailed || !ctx ? 1 : 0;
-    vkimg_ctx_destroy(ctx);
+    rc = nfailed || !b.ndevs ? 1 : 0;
+    for (int i = 0; i < b.ndevs; i++)
+        vkimg_ctx_destroy(b.devs[i].ctx);
     pthread_mutex_destroy(&b.mu);
     pthread_cond_destroy(&b.cv);
 done2:

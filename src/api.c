@@ -37,6 +37,11 @@ const char *vkimg_ctx_device_desc(const vkimg_ctx *ctx)
     return ctx ? ctx->gpu.desc : "";
 }
 
+int vkimg_ctx_device_index(const vkimg_ctx *ctx)
+{
+    return ctx ? ctx->gpu.index : -1;
+}
+
 int vkimg_run(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
               vkimg_image *out, vkimg_err *e)
 {

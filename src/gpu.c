@@ -326,6 +326,9 @@ fail:
 static int pick(const dev_info *d, uint32_t n, const char *sel, vkimg_err *e)
 {
     int best = -1;
+    if (sel && !strcmp(sel, "all")) /* vkimg_devices_all() + one context per device: batches only */
+        return -vki_fail(e, VKIMG_E_USAGE, "--device all: only a batch (vkimg -i ... -o ...) runs on several devices; "
+                         "choose one here (see 'vkimg devices')");
     if (sel && *sel) {
         char *end;
         long idx = strtol(sel, &end, 10);
@@ -533,6 +536,7 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     g->props = d->props;
     g->mem = d->mem;
     g->lim = d->lim;
+    g->index = idx;
     g->qfam = (uint32_t)d->qfam;
     describe(d, g->desc, sizeof g->desc);
 
@@ -725,6 +729,41 @@ fail:
     free(devs);
     vki_gpu_destroy(&g);
     return e->code;
+}
+
+static bool is_gpu(VkPhysicalDeviceType t)
+{
+    return t == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU || t == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
+           t == VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU;
+}
+
+int vkimg_devices_all(int *idx, int max, vkimg_err *e)
+{
+    vki_gpu g = { 0 };
+    dev_info *devs = NULL;
+    uint32_t nd = 0;
+    int n = -1;
+    vki_err_clear(e);
+    if (create_instance(&g, false, e) || enumerate(g.instance, &devs, &nd, e))
+        goto done;
+    /* A CPU device (lavapipe) only where there is no GPU: next to a GPU it would
+     * take the cores that decode and encode, and be the slowest of the devices. */
+    bool gpus = false;
+    for (uint32_t i = 0; i < nd; i++)
+        gpus |= !devs[i].unusable && is_gpu(devs[i].props.deviceType);
+    n = 0;
+    for (uint32_t i = 0; i < nd; i++)
+        if (!devs[i].unusable && is_gpu(devs[i].props.deviceType) == gpus) {
+            if (n < max)
+                idx[n] = (int)i;
+            n++;
+        }
+    if (n == 0) /* pick() says why none is usable */
+        n = pick(devs, nd, NULL, e) < 0 ? -1 : 0;
+done:
+    free(devs);
+    vki_gpu_destroy(&g);
+    return n;
 }
 
 /* ------------------------------------------------------------------ memory */

@@ -52,6 +52,7 @@ typedef struct vki_gpu {
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice phys;
     VkDevice dev;
+    int index;                  /* in vkEnumeratePhysicalDevices order ('vkimg devices') */
     VkQueue queue;              /* compute (and, without xqueue, everything) */
     uint32_t qfam;
     /* Transfer queue for the uploads and readbacks of vki_exec_run, so that one

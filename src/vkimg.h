@@ -134,7 +134,7 @@ typedef enum vkimg_log_level { VKIMG_LOG_DEBUG, VKIMG_LOG_INFO, VKIMG_LOG_WARN, 
 typedef void (*vkimg_log_fn)(void *user, vkimg_log_level lvl, const char *msg);
 
 typedef struct vkimg_ctx_opts {
-    const char *device;   /* NULL/"" = best; INDEX, NAME-SUBSTRING, "gpu" or "cpu" */
+    const char *device;   /* NULL/"" = best; INDEX, NAME-SUBSTRING, "gpu" or "cpu" ("all": see vkimg_devices_all) */
     bool validate;        /* Khronos validation + synchronization validation */
     bool no_cache;        /* don't read or write the on-disk pipeline cache (also VKIMG_NO_CACHE=1) */
     vkimg_log_fn log;     /* optional */
@@ -152,8 +152,17 @@ int vkimg_ctx_validation_messages(const vkimg_ctx *ctx);
 /* "NVIDIA H100 80GB HBM3 (discrete GPU, NVIDIA 580.159.4, Vulkan 1.3.289)" */
 const char *vkimg_ctx_device_desc(const vkimg_ctx *ctx);
 
+/* Index of the ctx's device in the list of vkimg_list_devices. */
+int vkimg_ctx_device_index(const vkimg_ctx *ctx);
+
 /* Writes a human-readable list of devices to buf. Needs no ctx. */
 int vkimg_list_devices(char *buf, size_t n, vkimg_err *e);
+/* The devices that '--device all' spreads a batch over: every usable GPU
+ * (discrete, integrated or virtual), or, only where there is none, the other
+ * usable devices (lavapipe's CPU device). Fills idx with up to max indices (for
+ * vkimg_ctx_opts.device as decimal text) and returns how many there are, or -1
+ * with e filled. Needs no ctx. */
+int vkimg_devices_all(int *idx, int max, vkimg_err *e);
 
 /* ---------------------------------------------------------------- running */
 

@@ -2,8 +2,9 @@
 # Batch processing through the CLI: globs, directories, @lists, stdin lists,
 # templates, collisions, shards (every input exactly once across N), a failing
 # file does not stop the others, --fail-fast, --skip-existing, progress only on
-# a TTY, JSON lines parse, and outputs do not depend on the thread count. ctest
-# also runs it with VKIMG_SPLIT_QUEUES=1 (the transfer-queue path of exec).
+# a TTY, JSON lines parse, and outputs do not depend on the thread count nor on
+# the device (--device all). ctest also runs it with VKIMG_SPLIT_QUEUES=1 (the
+# transfer-queue path of exec).
 #   test_batch.sh /path/to/vkimg /path/to/source
 set -u
 vk=$1 src=$2
@@ -98,6 +99,7 @@ s = rows[-1][\"summary\"]
 assert s[\"failed\"] == 1 and s[\"ok\"] == $ninputs, s
 assert sum(r[\"status\"] == \"error\" for r in rows[:-1]) == 1
 assert all(\"input\" in r and \"output\" in r for r in rows[:-1])
+assert all((r[\"device\"] is None) == (r[\"status\"] == \"error\") for r in rows[:-1]), rows
 "'
 fi
 rm -rf "$t/out"/*
@@ -130,6 +132,36 @@ if [ "${VKIMG_SPLIT_QUEUES:-0}" != 0 ]; then
   check "VKIMG_SPLIT_QUEUES=1: -v says the copies are on their own queue or submissions" \
     'printf "%s" "$err" | grep -Eq "queues: .*(VKIMG_SPLIT_QUEUES|transfer family)"'
 fi
+
+# --device all: every GPU, or the CPU devices (lavapipe) where there is none;
+# the same bytes as the default device, and JSON says which device ran a file
+want=$("$vk" devices | awk '
+  /^[0-9]+: / { i = $1; sub(/:/, "", i); i += 0; n = i + 1 }
+  /^   type / { type[i] = $2 " " $3; usable[i] = 1 }
+  /not usable by vkimg/ { usable[i] = 0 }
+  END {
+    for (k = 0; k < n; k++) gpu += usable[k] && type[k] ~ /GPU/
+    for (k = 0; k < n; k++) if (usable[k] && (type[k] ~ /GPU/) == (gpu > 0)) { printf "%s%d", sep, k; sep = "," }
+  }')
+mkdir -p "$t/oall"
+out=$("$vk" -v -i "$t/in/*.png" -o "$t/oall/" -f "gray,blur=1.5" --device all --threads 4 --gpu-inflight 3 --json \
+  2>"$t/err")
+check "--device all exit 0" '[ $? -eq 0 ]'
+check "--device all: the bytes of the default device" 'diff -r "$t/o1" "$t/oall" >/dev/null'
+check "--device all uses devices $want" 'grep -q "device all: [0-9]* device(s) ($want)" "$t/err"'
+if command -v python3 >/dev/null; then
+  check "--device all: JSON names a device of $want for each file" 'printf "%s\n" "$out" | python3 -c "
+import json, sys
+rows = [json.loads(l) for l in sys.stdin][:-1]
+assert len(rows) == $ninputs and all(r[\"status\"] == \"ok\" for r in rows), rows
+assert all(r[\"device\"] in [$want] for r in rows), rows
+"'
+fi
+rm -rf "$t/out"/*
+err=$("$vk" -i "$t/in/*.png" -o "$t/out/" -f gray --device bogus 2>&1)
+check "--device bogus: exit 1 (a device error)" '[ $? -eq 1 ]'
+check "--device bogus: said once, naming it" '[ $(printf "%s\n" "$err" | grep -c "device bogus: no usable device") -eq 1 ]'
+check "--device bogus: nothing written" '[ -z "$(ls "$t/out")" ]'
 
 # --no-cache: no pipeline cache written; without it one file appears
 XDG_CACHE_HOME="$t/cache1" "$vk" -q -i "$t/in/img1.png" -o "$t/out/nc.png" -f gray --no-cache
