@@ -52,6 +52,9 @@ void vki_gpu_log(vki_gpu *g, vkimg_log_level lvl, const char *fmt, ...)
     g->log(g->log_user, lvl, buf);
 }
 
+static void buf_free(vki_gpu *g, vki_buf *b);
+static void pool_init(vki_gpu *g);
+
 static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
                                                VkDebugUtilsMessageTypeFlagsEXT type,
                                                const VkDebugUtilsMessengerCallbackDataEXT *d, void *user)
@@ -600,7 +603,14 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         vki_fail(e, VKIMG_E_RUNTIME, "pthread_mutex_init failed");
         goto fail;
     }
+    if (pthread_mutex_init(&g->plock, NULL)) {
+        pthread_mutex_destroy(&g->lock);
+        pthread_mutex_destroy(&g->xlock);
+        vki_fail(e, VKIMG_E_RUNTIME, "pthread_mutex_init failed");
+        goto fail;
+    }
     g->lock_init = true;
+    pool_init(g);
     cache_path(g, o);
     size_t cache_n = 0;
     void *cache_data = cache_load(g, &cache_n);
@@ -648,6 +658,10 @@ void vki_gpu_destroy(vki_gpu *g)
     if (g->dev) {
         vkDeviceWaitIdle(g->dev);
         vki_gpu_drop_kernels(g);
+        for (int i = 0; i < g->pool_n; i++)
+            buf_free(g, &g->pool[i]);
+        g->pool_n = 0;
+        g->pool_bytes = 0;
         cache_save(g);
         vkDestroyPipelineCache(g->dev, g->cache, NULL);
         vkDestroyDevice(g->dev, NULL);
@@ -667,6 +681,7 @@ void vki_gpu_destroy(vki_gpu *g)
     if (g->lock_init) {
         pthread_mutex_destroy(&g->lock);
         pthread_mutex_destroy(&g->xlock);
+        pthread_mutex_destroy(&g->plock);
         g->lock_init = false;
     }
 }
@@ -800,12 +815,52 @@ int vki_buf_create_shared(vki_gpu *g, VkDeviceSize size, vki_mem kind, const cha
     return buf_create(g, size, kind, true, what, b, e);
 }
 
+/* The idle buffer of the pool with this key, if any (the newest: its pages are
+ * the likeliest to be warm). */
+static bool pool_take(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, vki_buf *b)
+{
+    bool found = false;
+    pthread_mutex_lock(&g->plock);
+    for (int i = g->pool_n - 1; i >= 0; i--) {
+        vki_buf *p = &g->pool[i];
+        if (p->size == size && p->kind == kind && p->shared == shared) {
+            *b = *p;
+            memmove(p, p + 1, (size_t)(g->pool_n - i - 1) * sizeof *p);
+            g->pool_n--;
+            g->pool_bytes -= size;
+            found = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g->plock);
+    return found;
+}
+
+static void pool_init(vki_gpu *g)
+{
+    VkDeviceSize cap = (VkDeviceSize)1 << 30;
+    if (g->lim.device_heap && g->lim.device_heap / 8 < cap)
+        cap = g->lim.device_heap / 8;
+    const char *env = getenv("VKIMG_BUFFER_POOL_MB");
+    if (env && *env) {
+        char *end;
+        long long mb = strtoll(env, &end, 10);
+        if (*end == '\0' && mb >= 0)
+            cap = (VkDeviceSize)mb << 20;
+    }
+    g->pool_cap = cap;
+    g->pool_n = 0;
+    g->pool_bytes = 0;
+}
+
 static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, const char *what, vki_buf *b,
                       vkimg_err *e)
 {
     memset(b, 0, sizeof *b);
     if (size == 0)
         size = 4;
+    if (g->lock_init && pool_take(g, size, kind, shared, b))
+        return 0;
     if (size > g->lim.max_buffer || size > g->lim.max_alloc)
         return vki_fail(e, VKIMG_E_RUNTIME,
                         "%s needs %.1f MiB, over the device's limit of %.1f MiB per buffer "
@@ -856,6 +911,8 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
     }
     VKI_VK(vkCreateBuffer(g->dev, &bci, NULL, &b->buf));
     b->size = size;
+    b->kind = kind;
+    b->shared = shared;
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(g->dev, b->buf, &req);
     int type = find_memory(g, req.memoryTypeBits, need, want, avoid);
@@ -879,6 +936,7 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
                  mib(req.size));
         goto fail;
     }
+    atomic_fetch_add(&g->allocs, 1);
     VKI_VK(vkBindBufferMemory(g->dev, b->buf, b->mem, 0));
     VkMemoryPropertyFlags f = g->mem.memoryTypes[type].propertyFlags;
     b->coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -890,11 +948,11 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
     }
     return 0;
 fail:
-    vki_buf_destroy(g, b);
+    buf_free(g, b);
     return e->code;
 }
 
-void vki_buf_destroy(vki_gpu *g, vki_buf *b)
+static void buf_free(vki_gpu *g, vki_buf *b)
 {
     if (!b || !g->dev)
         return;
@@ -902,6 +960,30 @@ void vki_buf_destroy(vki_gpu *g, vki_buf *b)
         vkUnmapMemory(g->dev, b->mem);
     vkDestroyBuffer(g->dev, b->buf, NULL);
     vkFreeMemory(g->dev, b->mem, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+void vki_buf_destroy(vki_gpu *g, vki_buf *b)
+{
+    if (!b || !g->dev)
+        return;
+    if (!b->buf || !b->mem || !g->lock_init || b->size > g->pool_cap) {
+        buf_free(g, b);
+        return;
+    }
+    vki_buf old[VKI_POOL_MAX];
+    int nold = 0;
+    pthread_mutex_lock(&g->plock);
+    while (g->pool_n > 0 && (g->pool_n == VKI_POOL_MAX || g->pool_bytes + b->size > g->pool_cap)) {
+        old[nold++] = g->pool[0]; /* the oldest goes */
+        g->pool_bytes -= g->pool[0].size;
+        memmove(g->pool, g->pool + 1, (size_t)(--g->pool_n) * sizeof g->pool[0]);
+    }
+    g->pool[g->pool_n++] = *b;
+    g->pool_bytes += b->size;
+    pthread_mutex_unlock(&g->plock);
+    for (int i = 0; i < nold; i++)
+        buf_free(g, &old[i]);
     memset(b, 0, sizeof *b);
 }
 

@@ -45,7 +45,27 @@ typedef struct vki_limits {
     bool float64;                 /* shaderFloat64 (enabled when present) */
 } vki_limits;
 
+typedef enum vki_mem {
+    VKI_MEM_DEVICE,   /* device-local, shader read/write, transfer src/dst */
+    VKI_MEM_UPLOAD,   /* host-visible, sequential writes, transfer src */
+    VKI_MEM_READBACK, /* host-visible (cached if possible), transfer dst */
+    VKI_MEM_CONST,    /* host-visible, shader-readable small data */
+} vki_mem;
+
+typedef struct vki_buf {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    VkDeviceSize size;
+    VkDeviceAddress addr; /* 0 unless shader-visible */
+    void *map;            /* host-visible kinds */
+    bool coherent;
+    vki_mem kind;         /* with shared and size: the key of the buffer pool */
+    bool shared;
+} vki_buf;
+
 typedef struct vki_kernel vki_kernel;
+
+#define VKI_POOL_MAX 32
 
 typedef struct vki_gpu {
     VkInstance instance;
@@ -80,6 +100,13 @@ typedef struct vki_gpu {
     void *log_user;
     char desc[320];
     vki_kernel *kernels; /* created once per process, reused */
+    /* idle buffers for reuse (see vki_buf_create), oldest first, under plock;
+     * pool_cap: VKIMG_BUFFER_POOL_MB, default min(1 GiB, device heap / 8) */
+    pthread_mutex_t plock;
+    vki_buf pool[VKI_POOL_MAX];
+    int pool_n;
+    VkDeviceSize pool_bytes, pool_cap;
+    atomic_uint allocs; /* vkAllocateMemory calls for buffers (tests: reuse) */
 } vki_gpu;
 
 int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e);
@@ -89,23 +116,14 @@ void vki_gpu_destroy(vki_gpu *g);
 void vki_gpu_log(vki_gpu *g, vkimg_log_level lvl, const char *fmt, ...);
 
 /* ---- buffers */
-typedef enum vki_mem {
-    VKI_MEM_DEVICE,   /* device-local, shader read/write, transfer src/dst */
-    VKI_MEM_UPLOAD,   /* host-visible, sequential writes, transfer src */
-    VKI_MEM_READBACK, /* host-visible (cached if possible), transfer dst */
-    VKI_MEM_CONST,    /* host-visible, shader-readable small data */
-} vki_mem;
 
-typedef struct vki_buf {
-    VkBuffer buf;
-    VkDeviceMemory mem;
-    VkDeviceSize size;
-    VkDeviceAddress addr; /* 0 unless shader-visible */
-    void *map;            /* host-visible kinds */
-    bool coherent;
-} vki_buf;
-
-/* `what` names the buffer in errors ("working image 5120x2880x3 f32"). */
+/* `what` names the buffer in errors ("working image 5120x2880x3 f32").
+ * Buffers come from and go back to the context's pool of idle buffers
+ * (vki_gpu.pool): a batch of same-sized images allocates, maps and pins its
+ * buffers once, not per image. A pooled buffer holds what its last user left:
+ * kernels must write what they read (they do; vki_rec_scratch_init clears).
+ * vki_buf_destroy puts the buffer in the pool (at most pool_cap bytes, the
+ * oldest freed first); only vki_gpu_destroy frees the pool. */
 int vki_buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e);
 void vki_buf_destroy(vki_gpu *g, vki_buf *b);
 /* Like vki_buf_create for a buffer that both queue and xqueue use (exec's

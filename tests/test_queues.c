@@ -96,8 +96,12 @@ static void check_case(vkimg_ctx *ctx, const char *what, int k)
 
 /* ---------------------------------------------------------------- contexts */
 
-static vkimg_ctx *open_ctx(const char *no_transfer, const char *split, vkimg_err *e)
+static vkimg_ctx *open_ctx_pool(const char *no_transfer, const char *split, const char *pool_mb, vkimg_err *e)
 {
+    if (pool_mb)
+        setenv("VKIMG_BUFFER_POOL_MB", pool_mb, 1);
+    else
+        unsetenv("VKIMG_BUFFER_POOL_MB");
     if (no_transfer)
         setenv("VKIMG_NO_TRANSFER_QUEUE", no_transfer, 1);
     else
@@ -110,7 +114,13 @@ static vkimg_ctx *open_ctx(const char *no_transfer, const char *split, vkimg_err
     vkimg_ctx *ctx = vkimg_ctx_create(&co, e);
     unsetenv("VKIMG_NO_TRANSFER_QUEUE");
     unsetenv("VKIMG_SPLIT_QUEUES");
+    unsetenv("VKIMG_BUFFER_POOL_MB");
     return ctx;
+}
+
+static vkimg_ctx *open_ctx(const char *no_transfer, const char *split, vkimg_err *e)
+{
+    return open_ctx_pool(no_transfer, split, NULL, e);
 }
 
 static void describe_queues(const char *name, const vkimg_ctx *ctx)
@@ -157,6 +167,33 @@ static void check_timing(vkimg_ctx *ctx, const char *what)
     CHECK(t.gpu_total_ms >= sum * 0.999, "%s: GPU total %.4f ms < the stages' %.4f ms", what, t.gpu_total_ms, sum);
 }
 
+/* ---------------------------------------------------------------- buffer pool */
+
+/* The references come from a context without the pool (fresh buffers every
+ * run); every other context reuses buffers that hold the previous image's
+ * data, so equal bytes above also show that no kernel reads what it did not
+ * write. Here: a second run of the same case allocates nothing, what is idle
+ * stays under the cap, and the context without the pool keeps nothing. */
+static void check_pool(vkimg_ctx *ctx, vkimg_ctx *nopool)
+{
+    const vki_gpu *g = &ctx->gpu;
+    for (int k = 0; k < NCASES; k++) {
+        check_case(ctx, "pool", k); /* its buffers are in the pool afterwards */
+        unsigned before = atomic_load(&g->allocs);
+        check_case(ctx, "pool, again", k);
+        unsigned after = atomic_load(&g->allocs);
+        CHECK(after == before, "pool: '%s' on image %d again allocated %u buffer(s)", PIPES[k / NIMAGES], k % NIMAGES,
+              after - before);
+    }
+    CHECK(g->pool_n > 0 && g->pool_bytes <= g->pool_cap, "pool: %d idle buffer(s), %llu bytes, cap %llu", g->pool_n,
+          (unsigned long long)g->pool_bytes, (unsigned long long)g->pool_cap);
+    CHECK(nopool->gpu.pool_cap == 0 && nopool->gpu.pool_n == 0, "VKIMG_BUFFER_POOL_MB=0: %d idle buffer(s), cap %llu",
+          nopool->gpu.pool_n, (unsigned long long)nopool->gpu.pool_cap);
+    unsigned before = atomic_load(&nopool->gpu.allocs);
+    check_case(nopool, "no pool", 0);
+    CHECK(atomic_load(&nopool->gpu.allocs) > before, "VKIMG_BUFFER_POOL_MB=0: a run allocated nothing");
+}
+
 /* ---------------------------------------------------------------- threads */
 
 typedef struct pool {
@@ -190,7 +227,7 @@ static void check_threads(vkimg_ctx *ctx)
 int main(void)
 {
     vkimg_err e = { 0 };
-    vkimg_ctx *one = open_ctx("1", NULL, &e);
+    vkimg_ctx *one = open_ctx_pool("1", NULL, "0", &e); /* the references: fresh buffers for every run */
     if (!one)
         return t_skip_no_device(e.msg);
     vkimg_ctx *dflt = open_ctx(NULL, NULL, &e);
@@ -238,6 +275,7 @@ int main(void)
 
     /* several images in flight at once on the transfer-queue path */
     check_threads(split);
+    check_pool(dflt, one);
 
     /* timing on both paths, and the copies timed on the host when the transfer
      * queue has no timestamps (some transfer families report 0 valid bits) */
