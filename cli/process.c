@@ -24,6 +24,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -769,6 +772,18 @@ int cmd_process(int argc, char **argv)
     for (int i = 0; i < njobs; i++)
         jobs[i].device = -1;
     b.t0 = vki_cli_now_ms();
+#ifdef __GLIBC__
+    /* Every image allocates the same large buffers (decoded pixels, zlib
+     * output, the result, encoder rows). Above glibc's mmap threshold (at most
+     * 32 MiB) each is a fresh mapping whose pages fault in one by one, and page
+     * faults are costly (stb's PNG decode of a 5120x2880 photo took 210 ms
+     * with fresh pages, 80 ms with reused ones, on the CI machine). Keep them
+     * on the heaps for the batch; --max-inflight still bounds how many exist. */
+    if (njobs > 1) {
+        mallopt(M_MMAP_THRESHOLD, 1 << 30);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    }
+#endif
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.cv, NULL);
     tids = calloc((size_t)nthreads, sizeof *tids);

@@ -222,7 +222,8 @@ int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, vk
     if (alloc_input &&
         (rc = vki_buf_create_shared(g, round_up(pl->in_bytes, 12), VKI_MEM_DEVICE, "input image", &pl->inb, e)))
         goto fail;
-    if ((rc = vki_buf_create_shared(g, round_up(pl->out_bytes, 4), VKI_MEM_DEVICE, "output image", &pl->outb, e)))
+    if ((rc = vki_buf_create_shared(g, round_up(pl->out_bytes, 4), g->uma ? VKI_MEM_MAPPED : VKI_MEM_DEVICE,
+                                    "output image", &pl->outb, e)))
         goto fail;
     for (int i = 0; i + 1 < n && i < 2; i++) {
         int cc = 0;
@@ -327,12 +328,17 @@ static int submit_one_queue(vki_gpu *g, run *r, vkimg_err *e)
     if (rc)
         goto done;
     r->rec.cmd = cmd.cmd;
-    vki_stage_record(cmd.cmd, &r->stage, &r->pl.inb);
+    if (r->stage.buf) /* else (uma) the host wrote the input into pl.inb */
+        vki_stage_record(cmd.cmd, &r->stage, &r->pl.inb);
     if (qp)
         vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, qp, 1);
     if ((rc = vki_plan_record(&r->pl, &r->rec, qp, 1)))
         goto done;
-    vki_readback_record(cmd.cmd, &r->pl.outb, &r->rb, r->pl.out_bytes);
+    if (r->rb.buf)
+        vki_readback_record(cmd.cmd, &r->pl.outb, &r->rb, r->pl.out_bytes);
+    else /* the host reads pl.outb */
+        barrier(cmd.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
     if (qp)
         vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, qp, nts - 1);
     if ((rc = vki_cmd_submit_wait(g, &cmd, e)))
@@ -496,21 +502,32 @@ int vki_exec_run(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, con
         return rc;
     int n = r.pl.n;
 
-    /* Resources: staging + device input, readback (the plan holds the rest). */
+    /* Resources: staging + device input, readback (the plan holds the rest);
+     * where the device's memory is the host's (g->uma), the input is written
+     * into the device buffer and the output read from it. */
     double t0 = vki_now_ms();
-    if ((rc = vki_stage_create(g, in->data, r.pl.in_bytes, "input image", &r.stage, &r.pl.inb, e)))
+    if (g->uma) {
+        if (!(rc = vki_buf_create(g, round_up(r.pl.in_bytes, 12), VKI_MEM_MAPPED, "input image", &r.pl.inb, e))) {
+            memcpy(r.pl.inb.map, in->data, r.pl.in_bytes);
+            rc = vki_buf_flush(g, &r.pl.inb, e);
+        }
+    } else {
+        rc = vki_stage_create(g, in->data, r.pl.in_bytes, "input image", &r.stage, &r.pl.inb, e);
+    }
+    if (rc)
         goto done;
     double host_upload = vki_now_ms() - t0;
-    if ((rc = vki_buf_create(g, r.pl.out_bytes, VKI_MEM_READBACK, "readback buffer", &r.rb, e)))
+    if (!g->uma && (rc = vki_buf_create(g, r.pl.out_bytes, VKI_MEM_READBACK, "readback buffer", &r.rb, e)))
         goto done;
     if ((rc = g->xqueue ? submit_split(g, &r, e) : submit_one_queue(g, &r, e)))
         goto done;
-    if ((rc = vki_buf_invalidate(g, &r.rb, e)))
+    vki_buf *from = g->uma ? &r.pl.outb : &r.rb;
+    if ((rc = vki_buf_invalidate(g, from, e)))
         goto done;
     if ((rc = vkimg_image_alloc(&res, in->w, in->h, r.pl.chans[n], r.pl.out_fmt, e)))
         goto done;
     t0 = vki_now_ms();
-    memcpy(res.data, r.rb.map, r.pl.out_bytes);
+    memcpy(res.data, from->map, r.pl.out_bytes);
     double host_readback = vki_now_ms() - t0;
 
     if (o && o->timing) {

@@ -549,6 +549,15 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         g->xts_bits = xm == X_FAMILY ? d->xts_bits : g->lim.timestamp_bits;
         g->host_query_reset = d->host_query_reset;
     }
+    g->uma = xm == X_NONE && g->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU && !env_on("VKIMG_NO_UMA");
+    if (g->uma) {
+        const VkMemoryPropertyFlags f = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                        VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        bool found = false;
+        for (uint32_t i = 0; i < g->mem.memoryTypeCount; i++)
+            found |= (g->mem.memoryTypes[i].propertyFlags & f) == f;
+        g->uma = found;
+    }
     const float prio[2] = { 1.0f, 1.0f };
     VkDeviceQueueCreateInfo qci[2] = {
         {
@@ -885,6 +894,12 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
         usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
         need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
         want = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        break;
+    case VKI_MEM_MAPPED:
+        usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        need = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+        want = VK_MEMORY_PROPERTY_HOST_CACHED_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        address = true;
         break;
     case VKI_MEM_CONST:
         usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;

@@ -50,6 +50,7 @@ typedef enum vki_mem {
     VKI_MEM_UPLOAD,   /* host-visible, sequential writes, transfer src */
     VKI_MEM_READBACK, /* host-visible (cached if possible), transfer dst */
     VKI_MEM_CONST,    /* host-visible, shader-readable small data */
+    VKI_MEM_MAPPED,   /* as DEVICE, and mapped: only where vki_gpu.uma */
 } vki_mem;
 
 typedef struct vki_buf {
@@ -85,6 +86,12 @@ typedef struct vki_gpu {
     int xfam;
     uint32_t xts_bits;          /* timestampValidBits of xfam */
     bool host_query_reset;      /* hostQueryReset enabled (transfer queues can't vkCmdResetQueryPool) */
+    /* Device-local memory that the host maps cached (a CPU device such as
+     * lavapipe, or an integrated GPU) and no transfer queue: exec writes the
+     * input into the device buffer and reads the output from it, with no
+     * staging copies (which there are plain memcpys through memory touched for
+     * the first time). Off with VKIMG_NO_UMA=1 (tests: the staging path). */
+    bool uma;
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem;
     vki_limits lim;

@@ -236,7 +236,11 @@ int main(void)
     CHECK(split != NULL, "VKIMG_SPLIT_QUEUES=1 context: %s", e.msg);
     vkimg_ctx *forced = open_ctx("1", "1", &e);
     CHECK(forced != NULL, "VKIMG_NO_TRANSFER_QUEUE=1 VKIMG_SPLIT_QUEUES=1 context: %s", e.msg);
-    if (!dflt || !split || !forced)
+    setenv("VKIMG_NO_UMA", "1", 1);
+    vkimg_ctx *staged = open_ctx("1", NULL, &e);
+    unsetenv("VKIMG_NO_UMA");
+    CHECK(staged != NULL, "VKIMG_NO_TRANSFER_QUEUE=1 VKIMG_NO_UMA=1 context: %s", e.msg);
+    if (!dflt || !split || !forced || !staged)
         goto done;
     printf("device: %s\n", vkimg_ctx_device_desc(one));
     describe_queues("one", one);
@@ -247,6 +251,12 @@ int main(void)
     CHECK(one->gpu.xqueue == NULL, "VKIMG_NO_TRANSFER_QUEUE=1 still has a transfer queue");
     CHECK(forced->gpu.xqueue == NULL, "VKIMG_NO_TRANSFER_QUEUE=1 loses to VKIMG_SPLIT_QUEUES=1");
     CHECK(split->gpu.xqueue != NULL, "VKIMG_SPLIT_QUEUES=1 has no transfer queue");
+    CHECK(!staged->gpu.uma && !split->gpu.uma, "VKIMG_NO_UMA=1 or a transfer queue: still no staging copies");
+    CHECK(!one->gpu.uma || one->gpu.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
+          "a discrete GPU without staging copies");
+    /* a CPU device (lavapipe, CI) maps its device memory cached: the path without staging copies is taken */
+    CHECK(one->gpu.uma || one->gpu.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU, "a CPU device with staging copies");
+    printf("  one queue: %s\n", one->gpu.uma ? "no staging copies (device memory mapped by the host)" : "staging copies");
     CHECK(!dflt->gpu.xqueue || dflt->gpu.xfam != (int)dflt->gpu.qfam,
           "by default a transfer queue is only a transfer-only family's (family %d)", dflt->gpu.xfam);
 
@@ -264,9 +274,9 @@ int main(void)
     }
 
     /* same bytes on every path, one thread */
-    vkimg_ctx *const others[] = { split, dflt, forced };
-    const char *const names[] = { "split", "default", "forced" };
-    for (int c = 0; c < 3; c++) {
+    vkimg_ctx *const others[] = { split, dflt, forced, staged };
+    const char *const names[] = { "split", "default", "forced", "staged" };
+    for (int c = 0; c < 4; c++) {
         if (c == 1 && !dflt->gpu.xqueue)
             continue; /* the default is the one-queue path: done above */
         for (int k = 0; k < NCASES; k++)
@@ -280,14 +290,15 @@ int main(void)
     /* timing on both paths, and the copies timed on the host when the transfer
      * queue has no timestamps (some transfer families report 0 valid bits) */
     check_timing(one, "one queue");
+    check_timing(staged, "one queue, staging copies");
     check_timing(split, "split");
     uint32_t bits = split->gpu.xts_bits;
     split->gpu.xts_bits = 0;
     check_timing(split, "split, host-timed copies");
     split->gpu.xts_bits = bits;
 
-    vkimg_ctx *const all[] = { one, dflt, split, forced };
-    for (int c = 0; c < 4; c++) {
+    vkimg_ctx *const all[] = { one, dflt, split, forced, staged };
+    for (int c = 0; c < 5; c++) {
         int vm = vkimg_ctx_validation_messages(all[c]);
         CHECK(vm == 0, "context %d: %d validation messages", c, vm);
     }
@@ -298,6 +309,7 @@ done:
         vkimg_image_free(&inputs[i]);
     for (int i = 0; i < NPIPES; i++)
         vkimg_pipeline_free(pipes[i]);
+    vkimg_ctx_destroy(staged);
     vkimg_ctx_destroy(forced);
     vkimg_ctx_destroy(split);
     vkimg_ctx_destroy(dflt);
