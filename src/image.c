@@ -63,7 +63,7 @@ int vkimg_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg
     if (!n)
         return vki_fail(e, VKIMG_E_RUNTIME, "cannot allocate a %dx%dx%d %s image: size overflows", w, h, c,
                         vkimg_fmt_name(fmt));
-    t.data = calloc(1, n);
+    t.data = vki_calloc_big(n);
     if (!t.data)
         return vki_fail(e, VKIMG_E_RUNTIME, "out of memory allocating a %dx%dx%d %s image (%zu bytes)", w, h, c,
                         vkimg_fmt_name(fmt), n);

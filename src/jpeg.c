@@ -80,7 +80,7 @@ int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64
         rc = vki_fail(e, VKI_DECLINED, "TurboJPEG: rows too long (%dx%d)", w, ht);
         goto done;
     }
-    data = malloc(bytes);
+    data = vki_malloc_big(bytes);
     if (!data) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, bytes);
         goto done;
@@ -140,7 +140,7 @@ int vki_jpeg_encode(const vkimg_image *im, int quality, unsigned char **out, siz
         rc = vki_fail(e, VKIMG_E_RUNTIME, "jpeg: image too large (%dx%d)", im->w, im->h);
         goto done;
     }
-    buf = malloc((size_t)cap);
+    buf = vki_malloc_big((size_t)cap);
     if (!buf) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "jpeg: out of memory (%lu bytes)", cap);
         goto done;

@@ -148,7 +148,7 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
     const size_t rawlen = stride * h;
 
     int rc = 0;
-    unsigned char *filtered = malloc(rawlen);
+    unsigned char *filtered = vki_malloc_big(rawlen);
     unsigned char *zero = calloc(1, rowbytes);
     unsigned char *row16[2] = { NULL, NULL };
     struct libdeflate_compressor *comp = NULL;
@@ -194,7 +194,7 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
         goto done;
     }
     const size_t cap = head + 12 * maxchunks + bound + 12;
-    buf = malloc(cap);
+    buf = vki_malloc_big(cap);
     if (!buf) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", cap);
         goto done;
@@ -726,7 +726,7 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
         }
         z = zbuf;
     }
-    raw = malloc(rawlen);
+    raw = vki_malloc_big(rawlen);
     zero = calloc(1, d->rowbytes);
     dec = libdeflate_alloc_decompressor();
     if (!raw || !zero || !dec) {
@@ -766,7 +766,7 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
 #endif
     }
     if (!direct) {
-        img = malloc(outrow * h);
+        img = vki_malloc_big(outrow * h);
         if (!img) {
             rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, outrow * h);
             goto done;

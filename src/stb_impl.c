@@ -1,8 +1,9 @@
 /* stb's implementations, compiled into the binary from Debian's libstb-dev headers.
  *
- * stb_image allocates with malloc (STBI_MALLOC is spelled out here so that this holds
- * whatever stb's defaults are): the buffers it returns become vkimg_image.data and are
- * released with free() by vkimg_image_free().
+ * stb_image allocates with malloc (vki_malloc_big: large buffers 2 MiB-aligned and
+ * marked for huge pages; spelled out here so that this holds whatever stb's defaults
+ * are): the buffers it returns become vkimg_image.data and are released with free()
+ * by vkimg_image_free().
  *
  * Nothing here changes stb's global state (no vertical flip, no unpremultiply), so
  * concurrent decodes/encodes on several threads are safe; stbi_failure_reason() is
@@ -16,7 +17,9 @@
 
 #include <libdeflate.h>
 
-#define STBI_MALLOC(sz) malloc(sz)
+#include "util.h" /* vki_malloc_big: malloc()ed, huge pages from 2 MiB */
+
+#define STBI_MALLOC(sz) vki_malloc_big(sz)
 #define STBI_REALLOC(p, newsz) realloc(p, newsz)
 #define STBI_FREE(p) free(p)
 #define STB_IMAGE_IMPLEMENTATION

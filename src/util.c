@@ -1,5 +1,9 @@
 #include "util.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -82,4 +86,40 @@ int vki_edit_distance(const char *a, size_t na, const char *b, size_t nb)
             d[i][j] = c;
         }
     return d[na][nb];
+}
+
+#define VKI_HUGE ((size_t)2 << 20)
+
+void vki_advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    uintptr_t a = ((uintptr_t)p + VKI_HUGE - 1) & ~(uintptr_t)(VKI_HUGE - 1);
+    uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(VKI_HUGE - 1);
+    if (p && b > a)
+        (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice: ignored where unsupported */
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
+void *vki_malloc_big(size_t n)
+{
+    if (n < VKI_HUGE)
+        return malloc(n ? n : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, VKI_HUGE, n))
+        return NULL;
+    vki_advise_huge(p, n);
+    return p;
+}
+
+void *vki_calloc_big(size_t n)
+{
+    if (n < VKI_HUGE)
+        return calloc(1, n ? n : 1);
+    void *p = vki_malloc_big(n);
+    if (p)
+        memset(p, 0, n);
+    return p;
 }
