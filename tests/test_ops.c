@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -351,6 +352,25 @@ static void test_blur(vkimg_ctx *ctx)
     {
         ref_step s25[] = { BLUR(2.5, -1) };
         run_rand(ctx, G_BLUR, "blur=2.5", s25, 1, 1920, 1080, 3, VKIMG_U8, FMT_U8, -1);
+    }
+    /* the fused kernel with the other workgroup sizes (blur.c picks TX = 32
+     * invocations on CPU devices such as this CI's, vki_wg_1d = 256 on GPUs):
+     * both must be tested wherever the tests run */
+    {
+        static const char *const wgs[] = { "256", "64", "32" };
+        ref_step s[] = { BLUR(3.0, 9) }, s1[] = { BLUR(1.0, -1) };
+        for (size_t k = 0; k < sizeof wgs / sizeof wgs[0]; k++) {
+            setenv("VKIMG_BLUR_WG", wgs[k], 1);
+            setenv("VKIMG_BLUR_FUSED", "1", 1);
+            for (int c = 1; c <= 4; c++) {
+                run_rand(ctx, G_BLUR, "blur=sigma=3:radius=9", s, 1, 131, 67, c, VKIMG_U8, FMT_U8 | FMT_F32, -1);
+                run_rand(ctx, G_BLUR, "blur", s1, 1, 97, 61, c, VKIMG_U16, FMT_U16, -1);
+            }
+            run_rand(ctx, G_BLUR, "blur=sigma=3:radius=9", s, 1, 600, 530, 3, VKIMG_U8, FMT_U8, -1);
+            run_rand(ctx, G_BLUR, "blur=sigma=3:radius=9", s, 1, 1, 300, 4, VKIMG_U8, FMT_U8, -1);
+            unsetenv("VKIMG_BLUR_WG");
+            unsetenv("VKIMG_BLUR_FUSED");
+        }
     }
 }
 

@@ -239,8 +239,8 @@ static int blur_pass(vki_rec *r, const vki_step *s, int dir, const blur_pass_pla
 /* ---- fused: a TX x TY output tile; the shared memory holds the input tile
  * ((TY+2r) rows of odd pitch >= TX+2r, packed words) and the row results
  * ((TY+2r) x TX floats per channel). Default: TX = BLUR_TX, row items of
- * BLUR_NBH outputs, column items of BLUR_NB, and the largest TY <= 128 that
- * fits. For experiments on a device (docs/performance.md), environment
+ * BLUR_NBH outputs, column items of BLUR_NB, the largest TY <= 128 that
+ * fits, and a workgroup of vki_wg_1d invocations (TX on CPU devices). For experiments on a device (docs/performance.md), environment
  * variables override them: VKIMG_BLUR_TX (32|64), VKIMG_BLUR_TY (the largest TY
  * tried), VKIMG_BLUR_NBH, VKIMG_BLUR_NBV (1..32, TX and TY multiples of them)
  * and VKIMG_BLUR_WG (workgroup size). */
@@ -263,7 +263,12 @@ static bool plan_fused(const vki_gpu *g, const vki_step *s, int rad, fused_plan 
     const uint32_t words = shared_words(g), c = (uint32_t)s->in_c, wpt = words_per_texel(s->in_fmt, s->in_c);
     const uint32_t tx = env_u32("VKIMG_BLUR_TX", BLUR_TX, 32, 64) == 64 ? 64 : 32;
     const uint32_t nbh = env_u32("VKIMG_BLUR_NBH", BLUR_NBH, 1, 32), nbv = env_u32("VKIMG_BLUR_NBV", BLUR_NB, 1, 32);
-    const uint32_t wg = env_u32("VKIMG_BLUR_WG", vki_wg_1d(g), 32, vki_wg_1d(g));
+    /* CPU devices (lavapipe) run a workgroup as a loop on one core, switching
+     * between all its SIMD groups at every barrier: the smallest workgroup the
+     * tile allows is fastest there (5120x2880 RGB8 sigma 3: 551 ms with 256
+     * invocations, 378 with 32). GPUs: vki_wg_1d. */
+    const uint32_t wg_def = g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? tx : vki_wg_1d(g);
+    const uint32_t wg = env_u32("VKIMG_BLUR_WG", wg_def, 32, vki_wg_1d(g));
     if (rad > BLUR_RMAX || wg < tx || tx % nbh)
         return false;
     for (uint32_t ty = env_u32("VKIMG_BLUR_TY", 128, 8, 128); ty >= nbv && ty >= 8; ty /= 2) {
