@@ -524,7 +524,7 @@ int vki_exec_run(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, con
     vki_buf *from = g->uma ? &r.pl.outb : &r.rb;
     if ((rc = vki_buf_invalidate(g, from, e)))
         goto done;
-    if ((rc = vkimg_image_alloc(&res, in->w, in->h, r.pl.chans[n], r.pl.out_fmt, e)))
+    if ((rc = vki_image_alloc(&res, in->w, in->h, r.pl.chans[n], r.pl.out_fmt, false, e))) /* memcpy'd whole */
         goto done;
     t0 = vki_now_ms();
     memcpy(res.data, from->map, r.pl.out_bytes);

@@ -52,6 +52,11 @@ size_t vkimg_image_bytes(const vkimg_image *im)
 
 int vkimg_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)
 {
+    return vki_image_alloc(im, w, h, c, fmt, true, e);
+}
+
+int vki_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, bool zero, vkimg_err *e)
+{
     if (!im)
         return vki_fail(e, VKIMG_E_RUNTIME, "vkimg_image_alloc: NULL image");
     memset(im, 0, sizeof *im);
@@ -63,7 +68,7 @@ int vkimg_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg
     if (!n)
         return vki_fail(e, VKIMG_E_RUNTIME, "cannot allocate a %dx%dx%d %s image: size overflows", w, h, c,
                         vkimg_fmt_name(fmt));
-    t.data = vki_calloc_big(n);
+    t.data = zero ? vki_calloc_big(n) : vki_malloc_big(n);
     if (!t.data)
         return vki_fail(e, VKIMG_E_RUNTIME, "out of memory allocating a %dx%dx%d %s image (%zu bytes)", w, h, c,
                         vkimg_fmt_name(fmt), n);

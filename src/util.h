@@ -27,6 +27,9 @@ void vki_err_clear(vkimg_err *e);
  * realloc() works (the alignment may then be lost). */
 void *vki_malloc_big(size_t n);
 void *vki_calloc_big(size_t n); /* zeroed */
+/* vkimg_image_alloc, with the data left unset unless zero (for results that
+ * are written whole at once). */
+int vki_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, bool zero, vkimg_err *e);
 /* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + n). */
 void vki_advise_huge(void *p, size_t n);
 
