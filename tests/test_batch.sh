@@ -80,6 +80,17 @@ b=$(ls "$t/out" | sed 's/\..*//' | sort)
 check "shard membership independent of list order" '[ "$a" = "$b" ]'
 "$vk" -i "$t/in/*.png" -o "$t/out/" -f copy --shard 4/3 >/dev/null 2>&1
 check "--shard 4/3 is a usage error" '[ $? -eq 2 ]'
+# the README's GNU parallel line: 4 shards, every input processed exactly once
+rm -rf "$t/out"/*
+if command -v parallel >/dev/null && command -v python3 >/dev/null; then
+  jl=$(parallel -q --will-cite "$vk" -i "$t/in/*.png" -o "$t/out/" -f copy --json --shard {}/4 ::: 1 2 3 4 2>/dev/null)
+  check "GNU parallel --shard {}/4: every input exactly once" 'printf "%s\n" "$jl" | python3 -c "
+import collections, glob, json, sys
+rows = [json.loads(l) for l in sys.stdin if l.strip()]
+files = collections.Counter(r[\"input\"] for r in rows if \"input\" in r)
+assert sorted(files) == sorted(glob.glob(\"$t/in/*.png\")) and set(files.values()) == {1}, files
+"'
+fi
 
 # a bad file: reported, the others still done, exit 1; --fail-fast stops
 rm -rf "$t/out"/*
@@ -91,6 +102,8 @@ check "the good files were written" '[ $(ls "$t/out" | wc -l) -eq $ninputs ]'
 check "no output for the bad file" '[ ! -e "$t/out/img0.png" ]'
 check "the bad file is named on stderr" 'grep -q "img0.png" "$t/err"'
 check "JSON: one line per file + summary" '[ $(printf "%s\n" "$out" | wc -l) -eq $((ninputs + 2)) ]'
+check "python3 is installed (scripts/setup --test installs it)" 'command -v python3 >/dev/null'
+check "GNU parallel is installed (scripts/setup --test installs it)" 'command -v parallel >/dev/null'
 if command -v python3 >/dev/null; then
   check "JSON lines parse" 'printf "%s\n" "$out" | python3 -c "
 import json, sys
