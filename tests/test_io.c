@@ -384,20 +384,22 @@ static void test_png_stream(void)
 
     /* U8 and U16, every channel count: the stream decodes (our own inflate + unfilter)
      * to exactly the samples, big-endian for 16 bits */
+    for (int wide = 0; wide < 2; wide++) /* 29 and 203 columns: rows shorter and longer than the SIMD blocks */
     for (int is16 = 0; is16 < 2; is16++)
         for (int c = 1; c <= 4; c++) {
+            const int W = wide ? 203 : 29;
             vkimg_image im;
-            make_image(&im, 29, 17, c, is16 ? VKIMG_U16 : VKIMG_U8, 1, 77 + c);
+            make_image(&im, W, 17, c, is16 ? VKIMG_U16 : VKIMG_U8, 1, 77 + c + 10 * wide);
             int rc = vki_png_encode(&im, -1, &png, &n, &e);
             CHECK(rc == 0, "encode %d-bit c=%d: %s", is16 ? 16 : 8, c, e.msg);
             unsigned char *raw = rc ? NULL : png_parse(png, n, &w, &h, &depth, &ctype, filters, 256, &nidat);
             CHECK(raw != NULL, "parse %d-bit c=%d", is16 ? 16 : 8, c);
             if (raw) {
                 static const int ct[5] = { 0, 0, 4, 2, 6 };
-                CHECK(w == 29 && h == 17 && depth == (is16 ? 16 : 8) && ctype == ct[c], "IHDR %dx%d d%d t%d", w, h,
+                CHECK(w == W && h == 17 && depth == (is16 ? 16 : 8) && ctype == ct[c], "IHDR %dx%d d%d t%d", w, h,
                       depth, ctype);
                 int eq = 1;
-                size_t ns = (size_t)29 * 17 * c;
+                size_t ns = (size_t)W * 17 * c;
                 for (size_t i = 0; i < ns; i++) {
                     if (is16) {
                         uint16_t v = ((uint16_t *)im.data)[i];
