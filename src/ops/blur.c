@@ -240,8 +240,9 @@ static int blur_pass(vki_rec *r, const vki_step *s, int dir, const blur_pass_pla
  * ((TY+2r) rows of odd pitch >= TX+2r, packed words) and the row results
  * ((TY+2r) x TX floats per channel). Default: TX = BLUR_TX, row items of
  * BLUR_NBH outputs, column items of BLUR_NB, the largest TY <= 128 that
- * fits, and a workgroup of vki_wg_1d invocations (TX on CPU devices). For experiments on a device (docs/performance.md), environment
- * variables override them: VKIMG_BLUR_TX (32|64), VKIMG_BLUR_TY (the largest TY
+ * fits, and a workgroup of vki_wg_1d invocations (TX on CPU devices). For
+ * experiments on a device (docs/performance.md), environment variables
+ * override them: VKIMG_BLUR_TX (32|64), VKIMG_BLUR_TY (the largest TY
  * tried), VKIMG_BLUR_NBH, VKIMG_BLUR_NBV (1..32, TX and TY multiples of them)
  * and VKIMG_BLUR_WG (workgroup size). */
 typedef struct fused_plan {
