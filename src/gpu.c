@@ -381,8 +381,7 @@ static int pick(const dev_info *d, uint32_t n, const char *sel, vkimg_err *e)
 static void cache_path(vki_gpu *g, const vkimg_ctx_opts *o)
 {
     g->cache_path[0] = 0;
-    const char *off = getenv("VKIMG_NO_CACHE");
-    if ((o && o->no_cache) || (off && *off && strcmp(off, "0")))
+    if ((o && o->no_cache) || vki_env_on("VKIMG_NO_CACHE"))
         return;
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[900];
@@ -467,12 +466,6 @@ static void cache_save(vki_gpu *g)
     free(buf);
 }
 
-static bool env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0");
-}
-
 /* Where exec's uploads and readbacks go (gpu.h, xqueue). */
 typedef enum xmode {
     X_NONE,         /* on the compute queue, in its command buffer */
@@ -483,11 +476,11 @@ typedef enum xmode {
 
 static xmode transfer_mode(const dev_info *d)
 {
-    if (env_on("VKIMG_NO_TRANSFER_QUEUE"))
+    if (vki_env_on("VKIMG_NO_TRANSFER_QUEUE"))
         return X_NONE;
     if (d->xfam >= 0)
         return X_FAMILY;
-    if (env_on("VKIMG_SPLIT_QUEUES"))
+    if (vki_env_on("VKIMG_SPLIT_QUEUES"))
         return d->qcount >= 2 ? X_SECOND_QUEUE : X_SAME_QUEUE;
     return X_NONE;
 }
@@ -525,7 +518,7 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     memset(g, 0, sizeof *g);
     g->log = o ? o->log : NULL;
     g->log_user = o ? o->log_user : NULL;
-    g->validate = (o && o->validate) || env_on("VKIMG_VALIDATE");
+    g->validate = (o && o->validate) || vki_env_on("VKIMG_VALIDATE");
     g->xfam = -1;
     if (create_instance(g, g->validate, e))
         goto fail;
@@ -549,7 +542,8 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         g->xts_bits = xm == X_FAMILY ? d->xts_bits : g->lim.timestamp_bits;
         g->host_query_reset = d->host_query_reset;
     }
-    g->uma = xm == X_NONE && g->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU && !env_on("VKIMG_NO_UMA");
+    g->uma = xm == X_NONE && g->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU &&
+             !vki_env_on("VKIMG_NO_UMA");
     if (g->uma) {
         const VkMemoryPropertyFlags f = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                         VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
@@ -850,14 +844,8 @@ static void pool_init(vki_gpu *g)
     VkDeviceSize cap = (VkDeviceSize)1 << 30;
     if (g->lim.device_heap && g->lim.device_heap / 8 < cap)
         cap = g->lim.device_heap / 8;
-    const char *env = getenv("VKIMG_BUFFER_POOL_MB");
-    if (env && *env) {
-        char *end;
-        long long mb = strtoll(env, &end, 10);
-        if (*end == '\0' && mb >= 0)
-            cap = (VkDeviceSize)mb << 20;
-    }
-    g->pool_cap = cap;
+    long mb = vki_env_long("VKIMG_BUFFER_POOL_MB", -1, 0, 1L << 30);
+    g->pool_cap = mb >= 0 ? (VkDeviceSize)mb << 20 : cap;
     g->pool_n = 0;
     g->pool_bytes = 0;
 }

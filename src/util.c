@@ -123,3 +123,19 @@ void *vki_calloc_big(size_t n)
         memset(p, 0, n);
     return p;
 }
+
+bool vki_env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+long vki_env_long(const char *name, long def, long lo, long hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *end == '\0' && n >= lo && n <= hi ? n : def;
+}

@@ -33,6 +33,11 @@ int vki_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, bool ze
 /* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + n). */
 void vki_advise_huge(void *p, size_t n);
 
+/* Environment switches: set, non-empty and not "0". */
+bool vki_env_on(const char *name);
+/* An environment variable's integer value when it is one in [lo, hi], else def. */
+long vki_env_long(const char *name, long def, long lo, long hi);
+
 /* Monotonic clock in milliseconds. */
 double vki_now_ms(void);
 

@@ -126,12 +126,6 @@ static void shared_spec(vki_spec *spec, blur_shared m)
     vki_spec_set(spec, SPEC_T4, m.t4 ? m.t4 : 1);
 }
 
-static bool env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 /* Outputs per invocation of the separable loops for radii over BLUR_RMAX:
  * BLUR_NB on GPUs (the two window halves and the sums take 3*NB*C registers);
  * 16 on CPU devices (lavapipe), where every shared-memory access is a loop over
@@ -252,11 +246,7 @@ typedef struct fused_plan {
 
 static uint32_t env_u32(const char *name, uint32_t def, uint32_t lo, uint32_t hi)
 {
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return def;
-    long n = strtol(v, NULL, 10);
-    return n >= lo && n <= hi ? (uint32_t)n : def;
+    return (uint32_t)vki_env_long(name, def, lo, hi);
 }
 
 static bool plan_fused(const vki_gpu *g, const vki_step *s, int rad, fused_plan *fp)
@@ -484,9 +474,9 @@ static int record_blur(vki_rec *r, const vki_step *s)
     }
 
     fused_plan fp;
-    bool fits = !env_on("VKIMG_BLUR_SEPARABLE") && plan_fused(g, s, rad, &fp);
+    bool fits = !vki_env_on("VKIMG_BLUR_SEPARABLE") && plan_fused(g, s, rad, &fp);
     int rc = 0;
-    if (fits && (env_on("VKIMG_BLUR_FUSED") || blur_pick_fused(s, rad, fp.ty))) {
+    if (fits && (vki_env_on("VKIMG_BLUR_FUSED") || blur_pick_fused(s, rad, fp.ty))) {
         free(w);
         return blur_fused(r, s, &pc, rad, &fp);
     }
