@@ -149,6 +149,17 @@ static VkDeviceSize round_up(VkDeviceSize v, VkDeviceSize m) { return (v + m - 1
 int vki_stage_create(vki_gpu *g, const void *data, size_t bytes, const char *what, vki_buf *stage, vki_buf *dev,
                      vkimg_err *e)
 {
+    if (g->uma) {
+        memset(stage, 0, sizeof *stage);
+        int rc = vki_buf_create(g, round_up(bytes, 12), VKI_MEM_MAPPED, what, dev, e);
+        if (!rc) {
+            memcpy(dev->map, data, bytes);
+            rc = vki_buf_flush(g, dev, e);
+        }
+        if (rc)
+            vki_buf_destroy(g, dev);
+        return rc;
+    }
     char name[96];
     snprintf(name, sizeof name, "%s (staging)", what);
     int rc = vki_buf_create(g, bytes, VKI_MEM_UPLOAD, name, stage, e);
@@ -169,10 +180,14 @@ int vki_stage_create(vki_gpu *g, const void *data, size_t bytes, const char *wha
 
 void vki_stage_record(VkCommandBuffer cmd, const vki_buf *stage, const vki_buf *dev)
 {
-    VkBufferCopy up = { .size = stage->size };
-    vkCmdCopyBuffer(cmd, stage->buf, dev->buf, 1, &up);
+    if (stage->buf) { /* else (uma) the host wrote dev before the submission */
+        VkBufferCopy up = { .size = stage->size };
+        vkCmdCopyBuffer(cmd, stage->buf, dev->buf, 1, &up);
+    }
+    /* also orders transfer writes recorded before it (the fills of stats' and
+     * compare's result buffers, which their kernels then update) */
     barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT);
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
 void vki_readback_record(VkCommandBuffer cmd, const vki_buf *dev, const vki_buf *rb, VkDeviceSize bytes)
@@ -328,8 +343,7 @@ static int submit_one_queue(vki_gpu *g, run *r, vkimg_err *e)
     if (rc)
         goto done;
     r->rec.cmd = cmd.cmd;
-    if (r->stage.buf) /* else (uma) the host wrote the input into pl.inb */
-        vki_stage_record(cmd.cmd, &r->stage, &r->pl.inb);
+    vki_stage_record(cmd.cmd, &r->stage, &r->pl.inb);
     if (qp)
         vkCmdWriteTimestamp(cmd.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, qp, 1);
     if ((rc = vki_plan_record(&r->pl, &r->rec, qp, 1)))
@@ -506,15 +520,7 @@ int vki_exec_run(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, con
      * where the device's memory is the host's (g->uma), the input is written
      * into the device buffer and the output read from it. */
     double t0 = vki_now_ms();
-    if (g->uma) {
-        if (!(rc = vki_buf_create(g, round_up(r.pl.in_bytes, 12), VKI_MEM_MAPPED, "input image", &r.pl.inb, e))) {
-            memcpy(r.pl.inb.map, in->data, r.pl.in_bytes);
-            rc = vki_buf_flush(g, &r.pl.inb, e);
-        }
-    } else {
-        rc = vki_stage_create(g, in->data, r.pl.in_bytes, "input image", &r.stage, &r.pl.inb, e);
-    }
-    if (rc)
+    if ((rc = vki_stage_create(g, in->data, r.pl.in_bytes, "input image", &r.stage, &r.pl.inb, e)))
         goto done;
     double host_upload = vki_now_ms() - t0;
     if (!g->uma && (rc = vki_buf_create(g, r.pl.out_bytes, VKI_MEM_READBACK, "readback buffer", &r.rb, e)))

@@ -61,10 +61,14 @@ int vki_rec_scratch_init(vki_rec *r, VkDeviceSize size, const void *init, const 
 int vki_rec_const(vki_rec *r, const void *data, size_t size, const char *what, VkDeviceAddress *addr);
 
 /* Upload: creates a host staging buffer holding a copy of data and a device
- * buffer (padded to a multiple of 12 bytes) to receive it. */
+ * buffer (padded to a multiple of 12 bytes) to receive it; where device memory
+ * is host memory (vki_gpu.uma) the data goes straight into the device buffer
+ * and stage is left empty. */
 int vki_stage_create(vki_gpu *g, const void *data, size_t bytes, const char *what, vki_buf *stage, vki_buf *dev,
                      vkimg_err *e);
-/* Records the staging copy and a transfer->compute barrier. */
+/* Records the staging copy (none for an empty stage: the host wrote dev before
+ * the submission) and a transfer->compute barrier, which also orders transfer
+ * writes recorded before it. */
 void vki_stage_record(VkCommandBuffer cmd, const vki_buf *stage, const vki_buf *dev);
 /* Records compute->transfer barrier, the copy into rb, transfer->host barrier. */
 void vki_readback_record(VkCommandBuffer cmd, const vki_buf *dev, const vki_buf *rb, VkDeviceSize bytes);
