@@ -451,19 +451,17 @@ void separable()
 // window: after the first window (2r+1 reads; CHUNK >= r keeps that <= 2 per
 // output) each output costs one texel in and one out, whatever the radius.
 //
-// The sums are int64 fixed point with BOX_FIX fraction bits (0 for the raw
-// integers of u8/u16 input, 32 for floats; floats are clamped to +-2^31/(2r+1)
-// so no sum overflows; the passes see normalized values in [0, 1]): adding and
-// removing are exact, so a window of zeros sums to exactly 0 and a small sum
+// The passes read f32 (the transposes normalize and premultiply). The sums are
+// int64 fixed point with BOX_FIX fraction bits (values clamped to
+// +-2^31/(2r+1) so no sum overflows; they are in [0, 1]): adding and removing
+// are exact, so a window of zeros sums to exactly 0 and a small sum
 // keeps its relative precision (a float running sum keeps an absolute error
 // the size of what it held before: colour / alpha goes wrong where alpha is
 // small).
-layout(constant_id = 24) const int BOX_FIX = 0;
+const int BOX_FIX = 32;
 
 i64vec4 box_fix(vec4 v, float lim)
 {
-    if (BOX_FIX == 0)
-        return i64vec4(v); // raw integers
     return i64vec4(round(clamp(v, -lim, lim) * exp2(float(BOX_FIX))));
 }
 

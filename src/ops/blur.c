@@ -76,7 +76,7 @@ static double blur_bytes(int in_c, int in_size, int out_c, int out_size, const v
 
 enum {
     SPEC_DIR = VKI_SPEC_OP, SPEC_CHUNK, SPEC_T1, SPEC_PREMUL, SPEC_UNPREMUL, SPEC_FUSED,
-    SPEC_NB, SPEC_LINES, SPEC_ALONG, SPEC_PITCH, SPEC_R, SPEC_SWZ, SPEC_T2, SPEC_T4, SPEC_NBH, SPEC_PACKED, SPEC_BOX_FIX,
+    SPEC_NB, SPEC_LINES, SPEC_ALONG, SPEC_PITCH, SPEC_R, SPEC_SWZ, SPEC_T2, SPEC_T4, SPEC_NBH, SPEC_PACKED,
 };
 
 /* The push constants of blur.comp (128 bytes: the minimum every device has). */
@@ -348,15 +348,15 @@ static float int_bits(int32_t v)
     return f;
 }
 
-/* One box pass along y of a w-wide image (blur.comp, FUSED = 2): rows
+/* One box pass along y of a w-wide f32 image (blur.comp, FUSED = 2): rows
  * [in_lo, in_lo + in_n) of src to rows [out_lo, out_lo + out_n) of dst. */
-static int box_pass(vki_rec *r, const vki_step *s, const blur_push *w, VkDeviceAddress src, vkimg_fmt src_fmt,
-                    VkDeviceAddress dst, vkimg_fmt dst_fmt, int width, int rad, const int dom[4], bool last)
+static int box_pass(vki_rec *r, const vki_step *s, const blur_push *w, VkDeviceAddress src, VkDeviceAddress dst,
+                    vkimg_fmt dst_fmt, int width, int rad, const int dom[4], bool last)
 {
     const uint32_t wg = vki_wg_1d(r->gpu);
     const bool alpha = s->in_c == 2 || s->in_c == 4;
     vki_step ps = *s;
-    ps.in_fmt = src_fmt;
+    ps.in_fmt = VKIMG_F32;
     ps.out_fmt = dst_fmt;
     ps.out_c = s->in_c;
     /* a chunk of >= r outputs per invocation: the first window costs <= 2
@@ -369,7 +369,6 @@ static int box_pass(vki_rec *r, const vki_step *s, const blur_push *w, VkDeviceA
     vki_spec_set(&spec, SPEC_FUSED, 2);
     vki_spec_set(&spec, SPEC_CHUNK, chunk);
     vki_spec_set(&spec, SPEC_UNPREMUL, alpha && last);
-    vki_spec_set(&spec, SPEC_BOX_FIX, src_fmt == VKIMG_U8 || src_fmt == VKIMG_U16 ? 0 : 32);
     blur_push pc = *w;
     pc.src = vki_addr_of(src);
     pc.dst = vki_addr_of(dst);
@@ -436,7 +435,7 @@ static int record_box(vki_rec *r, const vki_step *s, const blur_push *w)
             const bool last = axis == 1 && k == BOX_N - 1;
             dom[2] = -ext[k];
             dom[3] = n + 2 * ext[k];
-            rc = box_pass(r, s, w, t[cur], VKIMG_F32, last ? s->out : t[1 - cur], last ? s->out_fmt : VKIMG_F32,
+            rc = box_pass(r, s, w, t[cur], last ? s->out : t[1 - cur], last ? s->out_fmt : VKIMG_F32,
                           width, rad[k], dom, last);
             cur = 1 - cur;
             dom[0] = dom[2];
