@@ -52,77 +52,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_PASS = 0, EXIT_WARN = 1, EXIT_FAILURE_ = 2, EXIT_MISMATCH = 3, EXIT_ERROR = 4 };
+enum { O_FAIL, O_FAILPERCENT, O_HARDFAIL, O_WARN, O_WARNPERCENT, O_HARDWARN, O_SSIM, O_DIFF, O_DIFF_ON_FAIL, O_SCALE };
 
-static const char COMPARE_USAGE[] =
-    "usage: vkimg compare A B [options]\n"
-    "Compares two images on the GPU (idiff-style): mean, RMS and peak SNR of the\n"
-    "per-sample error on values normalized to [0,1], the largest error and where,\n"
-    "pixels over the fail/warn thresholds, optional SSIM, and a verdict.\n"
-    "  --fail X          a pixel fails if some channel's error > X (default 1e-6)\n"
-    "  --failpercent P   FAILURE if more than P% of the pixels fail (default 0)\n"
-    "  --hardfail H      FAILURE if any error > H (default inf)\n"
-    "  --warn X, --warnpercent P, --hardwarn H   the same for WARNING\n"
-    "  --ssim            also the mean SSIM (Gaussian 11x11, sigma 1.5)\n"
-    "  --diff PATH       write |A-B| * K as an 8-bit image (per channel, clamped)\n"
-    "  --diff-on-fail    write it only when the verdict is FAILURE\n"
-    "  --scale K         scale of the difference image (default 1)\n"
-    "  --json            one JSON object (schema version 1)\n"
-    "  --device D        device index, name substring, 'gpu' or 'cpu'\n"
-    "  --timing          print decode, upload, GPU, readback, encode times on stderr\n"
-    "  --validate        enable the Khronos validation layer\n"
-    "exit codes: 0 PASS, 1 WARNING, 2 FAILURE, 3 size/channel mismatch,\n"
-    "            4 error (file, usage, device)\n";
+static const cli_opt compare_opts[] = {
+    { "--fail", NULL, CLI_NUM, "X", "a pixel fails if some channel's error > X (default 1e-6)", .dlo = 0,
+      .dhi = 1e300, .id = O_FAIL },
+    { "--failpercent", NULL, CLI_NUM, "P", "FAILURE if more than P% of the pixels fail (default 0)", .dlo = 0,
+      .dhi = 100, .id = O_FAILPERCENT },
+    { "--hardfail", NULL, CLI_NUM, "H", "FAILURE if any error > H (default inf)", .dlo = 0, .dhi = INFINITY,
+      .allow_inf = true, .id = O_HARDFAIL },
+    { "--warn", NULL, CLI_NUM, "X", "a pixel warns if some channel's error > X (default 1e-6)", .dlo = 0,
+      .dhi = 1e300, .id = O_WARN },
+    { "--warnpercent", NULL, CLI_NUM, "P", "WARNING if more than P% of the pixels warn (default 0)", .dlo = 0,
+      .dhi = 100, .id = O_WARNPERCENT },
+    { "--hardwarn", NULL, CLI_NUM, "H", "WARNING if any error > H (default inf)", .dlo = 0, .dhi = INFINITY,
+      .allow_inf = true, .id = O_HARDWARN },
+    { "--ssim", NULL, CLI_FLAG, NULL, "also the mean SSIM (Gaussian 11x11, sigma 1.5)", .id = O_SSIM },
+    { "--diff", NULL, CLI_STR, "PATH", "write |A-B| * K as an 8-bit image (per channel, clamped)", .id = O_DIFF },
+    { "--diff-on-fail", NULL, CLI_FLAG, NULL, "write it only when the verdict is FAILURE", .id = O_DIFF_ON_FAIL },
+    { "--scale", NULL, CLI_NUM, "K", "scale of the difference image (default 1)", .dlo = 0, .dhi = 1e30,
+      .id = O_SCALE },
+};
 
-static void json_str(const char *s)
+typedef struct args {
+    const char *pa, *pb, *diff_path;
+    bool diff_on_fail;
+    vkimg_compare_opts o;
+} args;
+
+static int on_arg(void *user, int id, const cli_value *v)
 {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
+    args *a = user;
+    switch (id) {
+    case O_FAIL: a->o.fail = v->d; break;
+    case O_FAILPERCENT: a->o.failpercent = v->d; break;
+    case O_HARDFAIL: a->o.hardfail = v->d; break;
+    case O_WARN: a->o.warn = v->d; break;
+    case O_WARNPERCENT: a->o.warnpercent = v->d; break;
+    case O_HARDWARN: a->o.hardwarn = v->d; break;
+    case O_SSIM: a->o.ssim = true; break;
+    case O_DIFF: a->diff_path = v->str; break;
+    case O_DIFF_ON_FAIL: a->diff_on_fail = true; break;
+    case O_SCALE: a->o.diff_scale = v->d; break;
+    case CLI_POSITIONAL:
+        if (!a->pa)
+            a->pa = v->str;
+        else if (!a->pb)
+            a->pb = v->str;
         else
-            putchar(*p);
+            return cli_error(CLI_CMP_ERROR, "compare: two images only ('%s' is extra)", v->str);
+        break;
     }
-    putchar('"');
-}
-
-static void json_num(double v)
-{
-    if (isfinite(v))
-        printf("%.17g", v);
-    else
-        fputs("null", stdout);
-}
-
-/* A number (or inf for the hard limits); percents in 0..100. */
-static int parse_num(const char *opt, const char *v, bool allow_inf, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (!*v || *end || errno == ERANGE || isnan(x) || (isinf(x) && !allow_inf) || x < lo || x > hi)
-        return cli_error(EXIT_ERROR, "compare: %s: '%s' is not a number in %g..%g", opt, v, lo, hi);
-    *out = x;
     return 0;
-}
-
-static void print_timing(const vkimg_timing *t, const char *a, const char *b)
-{
-    fprintf(stderr, "timing (compare %s %s):\n", a, b);
-    fprintf(stderr, "  %-24s %9.3f ms\n", "decode", t->decode_ms);
-    fprintf(stderr, "  %-24s %9.3f ms\n", "upload", t->upload_ms);
-    for (int i = 0; i < t->nstages; i++) {
-        char label[48];
-        snprintf(label, sizeof label, "%s (GPU)", t->stage[i].name);
-        fprintf(stderr, "  %-24s %9.3f ms\n", label, t->stage[i].gpu_ms);
-    }
-    fprintf(stderr, "  %-24s %9.3f ms\n", "readback", t->readback_ms);
-    if (t->gpu_total_ms > 0)
-        fprintf(stderr, "  %-24s %9.3f ms\n", "GPU total", t->gpu_total_ms);
-    fprintf(stderr, "  %-24s %9.3f ms\n", "encode", t->encode_ms);
-    fprintf(stderr, "  %-24s %9.3f ms\n", "total", t->total_ms);
 }
 
 /* Writes the U8 diff image in the format the path's extension takes. */
@@ -148,84 +129,51 @@ static int save_diff(const char *path, const vkimg_image *d, vkimg_err *e)
     return rc;
 }
 
-int cmd_compare(int argc, char **argv)
+static int run(int argc, char **argv);
+
+const cli_command cli_cmd_compare = {
+    .name = "compare",
+    .synopsis = "vkimg compare A B [options]",
+    .summary = "Compares two images on the GPU (idiff-style): mean, RMS and peak SNR of the per-sample error on "
+               "values normalized to [0,1], the largest error and where, pixels over the fail/warn thresholds, "
+               "optional SSIM, and a verdict.",
+    .opts = compare_opts,
+    .nopts = (int)(sizeof compare_opts / sizeof compare_opts[0]),
+    .common = true,
+    .exit_text = "exit codes: 0 PASS, 1 WARNING, 2 FAILURE, 3 size/channel mismatch, 4 error (file, usage, device)",
+    .run = run,
+};
+
+static int run(int argc, char **argv)
 {
-    const char *pa = NULL, *pb = NULL, *device = NULL, *diff_path = NULL;
-    bool json = false, timing = false, validate = false, diff_on_fail = false;
-    vkimg_compare_opts o = VKIMG_COMPARE_DEFAULTS;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int rc = 0;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(COMPARE_USAGE, stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--ssim")) {
-            o.ssim = true;
-        } else if (!strcmp(a, "--timing")) {
-            timing = true;
-        } else if (!strcmp(a, "--validate")) {
-            validate = true;
-        } else if (!strcmp(a, "--diff-on-fail")) {
-            diff_on_fail = true;
-        } else if (!strcmp(a, "--fail") || !strcmp(a, "--warn") || !strcmp(a, "--failpercent") ||
-                   !strcmp(a, "--warnpercent") || !strcmp(a, "--hardfail") || !strcmp(a, "--hardwarn") ||
-                   !strcmp(a, "--scale") || !strcmp(a, "--diff") || !strcmp(a, "--device")) {
-            if (!v)
-                return cli_error(EXIT_ERROR, "compare: %s needs a value (see 'vkimg compare --help')", a);
-            i++;
-            if (!strcmp(a, "--fail"))
-                rc = parse_num(a, v, false, 0, INFINITY, &o.fail);
-            else if (!strcmp(a, "--warn"))
-                rc = parse_num(a, v, false, 0, INFINITY, &o.warn);
-            else if (!strcmp(a, "--failpercent"))
-                rc = parse_num(a, v, false, 0, 100, &o.failpercent);
-            else if (!strcmp(a, "--warnpercent"))
-                rc = parse_num(a, v, false, 0, 100, &o.warnpercent);
-            else if (!strcmp(a, "--hardfail"))
-                rc = parse_num(a, v, true, 0, INFINITY, &o.hardfail);
-            else if (!strcmp(a, "--hardwarn"))
-                rc = parse_num(a, v, true, 0, INFINITY, &o.hardwarn);
-            else if (!strcmp(a, "--scale"))
-                rc = parse_num(a, v, false, 0, 1e30, &o.diff_scale);
-            else if (!strcmp(a, "--diff"))
-                diff_path = v;
-            else
-                device = v;
-            if (rc)
-                return rc;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_error(EXIT_ERROR, "compare: unknown option '%s' (see 'vkimg compare --help')", a);
-        } else if (!pa) {
-            pa = a;
-        } else if (!pb) {
-            pb = a;
-        } else {
-            return cli_error(EXIT_ERROR, "compare: two images only ('%s' is extra)", a);
-        }
-    }
+    args args_ = { .o = VKIMG_COMPARE_DEFAULTS };
+    cli_common common = { 0 };
+    int prc = cli_parse(&cli_cmd_compare, argc, argv, &common, CLI_CMP_ERROR, on_arg, &args_);
+    if (prc)
+        return prc < 0 ? 0 : prc;
+    const char *pa = args_.pa, *pb = args_.pb, *diff_path = args_.diff_path;
+    const bool json = common.json, timing = common.timing, diff_on_fail = args_.diff_on_fail;
+    vkimg_compare_opts o = args_.o;
     if (!pb)
-        return cli_error(EXIT_ERROR, "compare: needs two images (see 'vkimg compare --help')");
+        return cli_error(CLI_CMP_ERROR, "compare: needs two images (see 'vkimg compare --help')");
     if (diff_on_fail && !diff_path)
-        return cli_error(EXIT_ERROR, "compare: --diff-on-fail needs --diff PATH");
+        return cli_error(CLI_CMP_ERROR, "compare: --diff-on-fail needs --diff PATH");
     vkimg_err e = { 0 };
     if (diff_path && vkimg_check_output(diff_path, &e))
-        return cli_error(EXIT_ERROR, "compare: --diff: %s", e.msg);
+        return cli_error(CLI_CMP_ERROR, "compare: --diff: %s", e.msg);
     o.want_diff = diff_path != NULL;
 
     vkimg_image a = { 0 }, b = { 0 };
     vkimg_ctx *ctx = NULL;
     vkimg_compare_result r = { 0 };
     vkimg_timing tm = { 0 };
-    int rc = EXIT_ERROR;
-    double t0 = vki_cli_now_ms();
+    int rc = CLI_CMP_ERROR;
+    double t0 = cli_now_ms();
     if (vkimg_load(pa, NULL, &a, &e) || vkimg_load(pb, NULL, &b, &e)) {
-        cli_error(EXIT_ERROR, "%s", e.msg);
+        cli_error(CLI_CMP_ERROR, "%s", e.msg);
         goto done;
     }
-    double decode_ms = vki_cli_now_ms() - t0;
+    double decode_ms = cli_now_ms() - t0;
     if (a.w != b.w || a.h != b.h || a.c != b.c) {
         char msg[1024 + 64];
         snprintf(msg, sizeof msg,
@@ -234,36 +182,37 @@ int cmd_compare(int argc, char **argv)
                  pa, a.w, a.h, a.c, pb, b.w, b.h, b.c);
         if (json) {
             printf("{\"version\": 1, \"a\": ");
-            json_str(pa);
+            json_str(stdout, pa);
             printf(", \"b\": ");
-            json_str(pb);
+            json_str(stdout, pb);
             printf(", \"verdict\": \"MISMATCH\", \"exit_code\": 3, \"size_a\": [%d, %d, %d], \"size_b\": [%d, %d, %d], "
                    "\"error\": ",
                    a.w, a.h, a.c, b.w, b.h, b.c);
-            json_str(msg);
+            json_str(stdout, msg);
             printf("}\n");
         }
-        rc = cli_error(EXIT_MISMATCH, "%s", msg);
+        rc = cli_error(CLI_CMP_MISMATCH, "%s", msg);
         goto done;
     }
-    ctx = vkimg_ctx_create(&(vkimg_ctx_opts){ .device = device, .validate = validate, .log = cli_log }, &e);
+    vkimg_ctx_opts co = cli_ctx_opts(&common);
+    ctx = vkimg_ctx_create(&co, &e);
     if (!ctx) {
-        cli_error(EXIT_ERROR, "%s", e.msg);
+        cli_error(CLI_CMP_ERROR, "%s", e.msg);
         goto done;
     }
     if (vkimg_compare(ctx, &a, &b, &o, &r, &tm, &e)) {
-        rc = cli_error(r.verdict == VKIMG_CMP_MISMATCH ? EXIT_MISMATCH : EXIT_ERROR, "%s", e.msg);
+        rc = cli_error(r.verdict == VKIMG_CMP_MISMATCH ? CLI_CMP_MISMATCH : CLI_CMP_ERROR, "%s", e.msg);
         goto done;
     }
-    int verdict = r.verdict == VKIMG_CMP_FAIL ? EXIT_FAILURE_ : r.verdict == VKIMG_CMP_WARN ? EXIT_WARN : EXIT_PASS;
-    const char *vword = verdict == EXIT_FAILURE_ ? "FAILURE" : verdict == EXIT_WARN ? "WARNING" : "PASS";
-    bool write_diff = diff_path && (!diff_on_fail || verdict == EXIT_FAILURE_);
-    double t1 = vki_cli_now_ms();
+    int verdict = r.verdict == VKIMG_CMP_FAIL ? CLI_CMP_FAIL : r.verdict == VKIMG_CMP_WARN ? CLI_CMP_WARN : CLI_CMP_PASS;
+    const char *vword = verdict == CLI_CMP_FAIL ? "FAILURE" : verdict == CLI_CMP_WARN ? "WARNING" : "PASS";
+    bool write_diff = diff_path && (!diff_on_fail || verdict == CLI_CMP_FAIL);
+    double t1 = cli_now_ms();
     if (write_diff && save_diff(diff_path, &r.diff, &e)) {
-        cli_error(EXIT_ERROR, "compare: --diff: %s", e.msg);
+        cli_error(CLI_CMP_ERROR, "compare: --diff: %s", e.msg);
         goto done;
     }
-    tm.encode_ms = vki_cli_now_ms() - t1;
+    tm.encode_ms = cli_now_ms() - t1;
 
     static const char *const cname4[] = { "R", "G", "B", "A" };
     char where[64];
@@ -271,40 +220,40 @@ int cmd_compare(int argc, char **argv)
              a.c <= 2 ? (r.max_c == 0 ? "gray" : "alpha") : cname4[r.max_c]);
     if (json) {
         printf("{\"version\": 1, \"a\": ");
-        json_str(pa);
+        json_str(stdout, pa);
         printf(", \"b\": ");
-        json_str(pb);
+        json_str(stdout, pb);
         printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"format_a\": \"%s\", \"format_b\": \"%s\", "
                "\"pixels\": %llu, \"mae\": ",
                a.w, a.h, a.c, vkimg_fmt_name(a.fmt), vkimg_fmt_name(b.fmt), (unsigned long long)r.pixels);
-        json_num(r.mae);
+        json_num(stdout, r.mae);
         printf(", \"rmse\": ");
-        json_num(r.rmse);
+        json_num(stdout, r.rmse);
         printf(", \"psnr\": ");
-        json_num(r.psnr);
+        json_num(stdout, r.psnr);
         printf(", \"max_error\": ");
-        json_num(r.max_err);
+        json_num(stdout, r.max_err);
         printf(", \"max_x\": %d, \"max_y\": %d, \"max_channel\": %d, \"fail\": ", r.max_x, r.max_y, r.max_c);
-        json_num(o.fail);
+        json_num(stdout, o.fail);
         printf(", \"failpercent\": ");
-        json_num(o.failpercent);
+        json_num(stdout, o.failpercent);
         printf(", \"hardfail\": ");
-        json_num(o.hardfail);
+        json_num(stdout, o.hardfail);
         printf(", \"warn\": ");
-        json_num(o.warn);
+        json_num(stdout, o.warn);
         printf(", \"warnpercent\": ");
-        json_num(o.warnpercent);
+        json_num(stdout, o.warnpercent);
         printf(", \"hardwarn\": ");
-        json_num(o.hardwarn);
+        json_num(stdout, o.hardwarn);
         printf(", \"nfail\": %llu, \"pct_fail\": ", (unsigned long long)r.nfail);
-        json_num(r.pct_fail);
+        json_num(stdout, r.pct_fail);
         printf(", \"nwarn\": %llu, \"pct_warn\": ", (unsigned long long)r.nwarn);
-        json_num(r.pct_warn);
+        json_num(stdout, r.pct_warn);
         printf(", \"ssim\": ");
-        json_num(r.ssim);
+        json_num(stdout, r.ssim);
         printf(", \"verdict\": \"%s\", \"exit_code\": %d, \"diff\": ", vword, verdict);
         if (write_diff)
-            json_str(diff_path);
+            json_str(stdout, diff_path);
         else
             fputs("null", stdout);
         printf("}\n");
@@ -332,13 +281,15 @@ int cmd_compare(int argc, char **argv)
     if (timing) {
         tm.decode_ms = decode_ms;
         tm.total_ms += decode_ms + tm.encode_ms;
-        print_timing(&tm, pa, pb);
+        char what[8300];
+        snprintf(what, sizeof what, "compare %s %s", pa, pb);
+        cli_print_timing(&tm, what);
     }
 
 done:
     if (ctx && vkimg_ctx_validation_messages(ctx)) {
-        cli_error(EXIT_ERROR, "%d validation message(s) reported (see above)", vkimg_ctx_validation_messages(ctx));
-        rc = EXIT_ERROR;
+        cli_error(CLI_CMP_ERROR, "%d validation message(s) reported (see above)", vkimg_ctx_validation_messages(ctx));
+        rc = CLI_CMP_ERROR;
     }
     vkimg_image_free(&r.diff);
     vkimg_ctx_destroy(ctx);

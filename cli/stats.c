@@ -41,16 +41,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char STATS_USAGE[] =
-    "usage: vkimg stats IN [--json] [--histogram] [--device D] [--timing] [--validate]\n"
-    "Per-channel min, max, sum, mean and standard deviation (population) of an\n"
-    "image, computed on the GPU. For 8/16-bit images min/max/sum are exact raw\n"
-    "sample values and mean/stddev are given normalized to [0,1] and in raw units.\n"
-    "  --json       one JSON object (schema version 1)\n"
-    "  --histogram  also 256-bin histograms per channel\n"
-    "  --device D   device index, name substring, 'gpu' or 'cpu'\n"
-    "  --timing     print decode, upload, GPU and readback times on stderr\n"
-    "  --validate   enable the Khronos validation layer\n";
+enum { O_HISTOGRAM };
+
+static const cli_opt stats_opts[] = {
+    { "--histogram", NULL, CLI_FLAG, NULL, "also 256-bin histograms per channel", .id = O_HISTOGRAM },
+};
+
+typedef struct args {
+    const char *in;
+    bool hist;
+} args;
+
+static int on_arg(void *user, int id, const cli_value *v)
+{
+    args *a = user;
+    if (id == O_HISTOGRAM)
+        a->hist = true;
+    else if (!a->in)
+        a->in = v->str;
+    else
+        return cli_error(CLI_EXIT_USAGE, "stats: one input only ('%s' is extra)", v->str);
+    return 0;
+}
 
 static const char *chan_name(int c, int nc)
 {
@@ -59,96 +71,55 @@ static const char *chan_name(int c, int nc)
     return c == 0 ? "R" : c == 1 ? "G" : c == 2 ? "B" : "A";
 }
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
-}
+static int run(int argc, char **argv);
 
-static void json_num(double v)
-{
-    if (isfinite(v))
-        printf("%.17g", v);
-    else
-        fputs("null", stdout);
-}
+const cli_command cli_cmd_stats = {
+    .name = "stats",
+    .synopsis = "vkimg stats IN [options]",
+    .summary = "Per-channel min, max, sum, mean and standard deviation (population) of an image, computed on the "
+               "GPU. For 8/16-bit images min/max/sum are exact raw sample values and mean/stddev are given "
+               "normalized to [0,1] and in raw units.",
+    .opts = stats_opts,
+    .nopts = (int)(sizeof stats_opts / sizeof stats_opts[0]),
+    .common = true,
+    .exit_text = "exit codes: 0 success, 1 runtime error (file, device, validation messages with --validate), "
+                 "2 usage error",
+    .run = run,
+};
 
-static void print_timing(const vkimg_timing *t, const char *in)
+static int run(int argc, char **argv)
 {
-    fprintf(stderr, "timing (stats %s):\n", in);
-    fprintf(stderr, "  %-24s %9.3f ms\n", "decode", t->decode_ms);
-    fprintf(stderr, "  %-24s %9.3f ms\n", "upload", t->upload_ms);
-    for (int i = 0; i < t->nstages; i++) {
-        char label[48];
-        snprintf(label, sizeof label, "%s (GPU)", t->stage[i].name);
-        fprintf(stderr, "  %-24s %9.3f ms\n", label, t->stage[i].gpu_ms);
-    }
-    fprintf(stderr, "  %-24s %9.3f ms\n", "readback", t->readback_ms);
-    if (t->gpu_total_ms > 0)
-        fprintf(stderr, "  %-24s %9.3f ms\n", "GPU total", t->gpu_total_ms);
-    fprintf(stderr, "  %-24s %9.3f ms\n", "total", t->total_ms);
-}
-
-int cmd_stats(int argc, char **argv)
-{
-    const char *in = NULL, *device = NULL;
-    bool json = false, hist = false, timing = false, validate = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(STATS_USAGE, stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--histogram")) {
-            hist = true;
-        } else if (!strcmp(a, "--timing")) {
-            timing = true;
-        } else if (!strcmp(a, "--validate")) {
-            validate = true;
-        } else if (!strcmp(a, "--device")) {
-            if (i + 1 >= argc)
-                return cli_error(2, "stats: --device needs a value");
-            device = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            return cli_error(2, "stats: unknown option '%s' (see 'vkimg stats --help')", a);
-        } else if (!in) {
-            in = a;
-        } else {
-            return cli_error(2, "stats: one input only ('%s' is extra)", a);
-        }
-    }
-    if (!in)
-        return cli_error(2, "stats: missing input image (see 'vkimg stats --help')");
+    args a = { 0 };
+    cli_common common = { 0 };
+    int prc = cli_parse(&cli_cmd_stats, argc, argv, &common, CLI_EXIT_USAGE, on_arg, &a);
+    if (prc)
+        return prc < 0 ? 0 : prc;
+    if (!a.in)
+        return cli_error(CLI_EXIT_USAGE, "stats: missing input image (see 'vkimg stats --help')");
+    const char *in = a.in;
+    const bool json = common.json, hist = a.hist, timing = common.timing;
 
     vkimg_err e = { 0 };
     vkimg_image im = { 0 };
-    double t0 = vki_cli_now_ms();
+    double t0 = cli_now_ms();
     if (vkimg_load(in, NULL, &im, &e))
-        return cli_error(1, "%s", e.msg);
-    double decode_ms = vki_cli_now_ms() - t0;
-    vkimg_ctx *ctx = vkimg_ctx_create(&(vkimg_ctx_opts){ .device = device, .validate = validate, .log = cli_log }, &e);
+        return cli_report(&e);
+    double decode_ms = cli_now_ms() - t0;
+    vkimg_ctx_opts co = cli_ctx_opts(&common);
+    vkimg_ctx *ctx = vkimg_ctx_create(&co, &e);
     int rc = 0;
     if (!ctx) {
-        rc = cli_error(1, "%s", e.msg);
+        rc = cli_report(&e);
         goto done;
     }
     vkimg_stats *st = calloc(1, sizeof *st);
     vkimg_timing tm;
     if (!st) {
-        rc = cli_error(1, "out of memory");
+        rc = cli_error(CLI_EXIT_RUNTIME, "out of memory");
         goto done;
     }
     if (vkimg_image_stats(ctx, &im, hist, st, &tm, &e)) {
-        rc = cli_error(e.code == VKIMG_E_USAGE ? 2 : 1, "%s", e.msg);
+        rc = cli_report(&e);
         free(st);
         goto done;
     }
@@ -159,7 +130,7 @@ int cmd_stats(int argc, char **argv)
     const unsigned long long npx = (unsigned long long)im.w * (unsigned long long)im.h;
     if (json) {
         printf("{\"version\": 1, \"file\": ");
-        json_str(in);
+        json_str(stdout, in);
         printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"format\": \"%s\", \"bit_depth\": %d, "
                "\"pixels\": %llu, \"channels_stats\": [",
                im.w, im.h, im.c, fmt, depth, npx);
@@ -171,24 +142,24 @@ int cmd_stats(int argc, char **argv)
                        (unsigned long long)s->isum, (unsigned long long)s->isumsq);
             } else {
                 fputs("\"min\": ", stdout);
-                json_num(s->min);
+                json_num(stdout, s->min);
                 fputs(", \"max\": ", stdout);
-                json_num(s->max);
+                json_num(stdout, s->max);
                 fputs(", \"sum\": ", stdout);
-                json_num(s->sum);
+                json_num(stdout, s->sum);
                 fputs(", \"sum_squares\": ", stdout);
                 double m2 = s->stddev * s->stddev + s->mean * s->mean;
-                json_num(m2 * (double)npx);
+                json_num(stdout, m2 * (double)npx);
                 fputs(", ", stdout);
             }
             fputs("\"mean\": ", stdout);
-            json_num(s->mean);
+            json_num(stdout, s->mean);
             fputs(", \"stddev\": ", stdout);
-            json_num(s->stddev);
+            json_num(stdout, s->stddev);
             fputs(", \"mean_raw\": ", stdout);
-            json_num(s->mean * L);
+            json_num(stdout, s->mean * L);
             fputs(", \"stddev_raw\": ", stdout);
-            json_num(s->stddev * L);
+            json_num(stdout, s->stddev * L);
             if (hist) {
                 fputs(", \"histogram\": [", stdout);
                 for (int b = 0; b < 256; b++)
@@ -242,14 +213,16 @@ int cmd_stats(int argc, char **argv)
     if (timing) {
         tm.decode_ms = decode_ms;
         tm.total_ms += decode_ms;
-        print_timing(&tm, in);
+        char what[4200];
+        snprintf(what, sizeof what, "stats %s", in);
+        cli_print_timing(&tm, what);
     }
 
 done:
     if (ctx && vkimg_ctx_validation_messages(ctx)) {
-        cli_error(1, "%d validation message(s) reported (see above)", vkimg_ctx_validation_messages(ctx));
+        cli_error(CLI_EXIT_RUNTIME, "%d validation message(s) reported (see above)", vkimg_ctx_validation_messages(ctx));
         if (!rc)
-            rc = 1;
+            rc = CLI_EXIT_RUNTIME;
     }
     vkimg_ctx_destroy(ctx);
     vkimg_image_free(&im);

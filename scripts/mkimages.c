@@ -21,7 +21,7 @@
  *
  * Every pixel is a pure function of (x, y, size, seed), rendered on all cores; the
  * bytes do not depend on the thread count. */
-#include "vkimg.h"
+#include "vkimg/vkimg.h"
 
 #include <math.h>
 #include <pthread.h>

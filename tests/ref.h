@@ -11,7 +11,7 @@
 #ifndef VKI_REF_H
 #define VKI_REF_H
 
-#include "vkimg.h"
+#include "vkimg/vkimg.h"
 
 #include <stdint.h>
 

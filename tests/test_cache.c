@@ -1,6 +1,6 @@
 /* The on-disk pipeline cache: written after a run, reused, and ignored safely
  * when corrupt, truncated or from another device. Runs with validation. */
-#include "vkimg.h"
+#include "vkimg/vkimg.h"
 #include "t.h"
 
 #include <dirent.h>

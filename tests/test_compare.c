@@ -8,8 +8,8 @@
  * The subgroup and the shared-memory reduction paths both run. The largest
  * errors seen are printed at the end. */
 #include "t.h"
-#include "vkimg.h"
-#include "api.h" /* to force the shared-memory fallback */
+#include "vkimg/vkimg.h"
+#include "gpu/gpu.h" /* to force the shared-memory fallback */
 
 #include <math.h>
 #include <stdio.h>

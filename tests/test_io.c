@@ -5,9 +5,9 @@
  * fast path against stb_image (hand-made files of every kind, truncation, corruption),
  * JPEG through TurboJPEG (round trips, subsampling, CMYK fallback, damage), and both
  * on several threads. No device. */
-#include "io_priv.h"
+#include "io/io_priv.h"
 #include "t.h"
-#include "vkimg.h"
+#include "vkimg/vkimg.h"
 
 #include <dirent.h>
 #include <errno.h>

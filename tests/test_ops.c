@@ -9,7 +9,7 @@
  * The max error found per op and output format is printed at the end. */
 #include "t.h"
 #include "ref.h"
-#include "vkimg.h"
+#include "vkimg/vkimg.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -23,7 +23,7 @@
  * The max error per op is printed at the end. */
 #include "t.h"
 #include "ref_sat.h"
-#include "vkimg.h"
+#include "vkimg/vkimg.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,8 +1,9 @@
 /* Pipeline parser, canonical description, channel folding and op documentation.
  * No GPU needed. Every error case asserts the exact message and caret offset. */
-#include "vkimg.h"
-#include "op.h"
-#include "pipeline.h"
+#include "vkimg/vkimg.h"
+#include "pipeline/op.h"
+#include "pipeline/pipeline.h"
+#include "ops/registry.h"
 #include "t.h"
 
 #include <math.h>
@@ -593,14 +594,14 @@ static void test_channels(void)
 
 static char *help(const char *name, bool md, int *len)
 {
-    int n = vkimg_ops_help(name, md, NULL, 0);
+    int n = vkimg_ops_help(name, md ? VKIMG_DOC_MARKDOWN : VKIMG_DOC_TEXT, NULL, 0);
     *len = n;
     if (n < 0)
         return NULL;
     char *buf = malloc((size_t)n + 1);
     if (!buf)
         return NULL;
-    int n2 = vkimg_ops_help(name, md, buf, (size_t)n + 1);
+    int n2 = vkimg_ops_help(name, md ? VKIMG_DOC_MARKDOWN : VKIMG_DOC_TEXT, buf, (size_t)n + 1);
     CHECK(n2 == n && (int)strlen(buf) == n, "ops_help(%s) length %d then %d (strlen %d)", name ? name : "NULL", n, n2,
           (int)strlen(buf));
     return buf;
@@ -675,9 +676,9 @@ static void test_help(void)
 
     /* unknown op */
     char buf[64] = "unchanged";
-    CHECK(vkimg_ops_help("blr", false, buf, sizeof buf) == -1, "unknown op help");
-    CHECK(vkimg_ops_help("", false, NULL, 0) == -1, "empty name help");
-    CHECK(vkimg_ops_help("BLUR", true, NULL, 0) == -1, "names are exact");
+    CHECK(vkimg_ops_help("blr", VKIMG_DOC_TEXT, buf, sizeof buf) == -1, "unknown op help");
+    CHECK(vkimg_ops_help("", VKIMG_DOC_TEXT, NULL, 0) == -1, "empty name help");
+    CHECK(vkimg_ops_help("BLUR", VKIMG_DOC_MARKDOWN, NULL, 0) == -1, "names are exact");
     CHECK(buf[0] == 0, "buffer of a failed ops_help is an empty string");
 
     /* all ops, plain: one line per op starting with its name, then the option summary */

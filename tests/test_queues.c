@@ -13,8 +13,8 @@
  * only one queue, on that queue. What that can't show: copies really running
  * beside kernels, and CONCURRENT buffers over two families (one family here). */
 #include "t.h"
-#include "vkimg.h"
-#include "api.h" /* the contexts' queues; to take the transfer queue's timestamps away */
+#include "vkimg/vkimg.h"
+#include "gpu/gpu.h" /* the contexts' queues; to take the transfer queue's timestamps away */
 
 #include <pthread.h>
 #include <stdatomic.h>

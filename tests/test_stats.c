@@ -9,8 +9,8 @@
  * workgroup size (device limits lowered in the context). The largest errors
  * seen are printed at the end. */
 #include "t.h"
-#include "vkimg.h"
-#include "api.h" /* to force the shared-memory fallback and smaller workgroups */
+#include "vkimg/vkimg.h"
+#include "gpu/gpu.h" /* to force the shared-memory fallback and smaller workgroups */
 
 #include <math.h>
 #include <stdio.h>

@@ -19,9 +19,9 @@
  * VKIMG_BLUR_SEPARABLE=1 forces the separable passes, VKIMG_BLUR_FUSED=1 the
  * fused kernel where it fits (to compare them), VKIMG_BLUR_NB=8|16 the block
  * size of the loops. */
-#include "exec.h"
-#include "util.h"
-#include "blur.spv.h"
+#include "exec/exec.h"
+#include "core/util.h"
+#include "spv/blur.spv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,8 +32,8 @@ enum { O_SIGMA, O_RADIUS, O_METHOD };
 enum { METHOD_EXACT, METHOD_BOX };
 static const char *const methods[] = { "exact", "box", NULL };
 
-#define BLUR_MAX_RADIUS 4096
-#define BLUR_RMAX 22 /* RMAX in blur.comp: largest radius with unrolled loops (weights in push constants) */
+#define BLUR_MAX_RADIUS VKI_BLUR_MAX_RADIUS
+#define BLUR_RMAX VKI_BLUR_RMAX /* largest radius with unrolled loops (weights in push constants) */
 #define BLUR_NB 8    /* outputs per invocation (see blur_nb) */
 #define BLUR_NBH 16  /* ... in the fused row pass */
 #define BLUR_TX 32   /* fused tile width (the shader's swizzle needs a multiple of 32) */
@@ -66,18 +66,6 @@ static int blur_check(vki_args *a, char *why, size_t n, int *bad)
     }
     return 0;
 }
-
-static double blur_bytes(int in_c, int in_size, int out_c, int out_size, const vki_args *a)
-{
-    /* a fused single pass would read the input once and write the output once */
-    (void)a;
-    return (double)in_c * in_size + (double)out_c * out_size;
-}
-
-enum {
-    SPEC_DIR = VKI_SPEC_OP, SPEC_CHUNK, SPEC_T1, SPEC_PREMUL, SPEC_UNPREMUL, SPEC_FUSED,
-    SPEC_NB, SPEC_LINES, SPEC_ALONG, SPEC_PITCH, SPEC_R, SPEC_SWZ, SPEC_T2, SPEC_T4, SPEC_NBH, SPEC_PACKED,
-};
 
 /* The push constants of blur.comp (128 bytes: the minimum every device has). */
 typedef struct blur_push {
@@ -121,9 +109,9 @@ static uint32_t shared_words(const vki_gpu *g)
 
 static void shared_spec(vki_spec *spec, blur_shared m)
 {
-    vki_spec_set(spec, SPEC_T1, m.t1 ? m.t1 : 1);
-    vki_spec_set(spec, SPEC_T2, m.t2 ? m.t2 : 1);
-    vki_spec_set(spec, SPEC_T4, m.t4 ? m.t4 : 1);
+    vki_spec_named(spec, "T1", m.t1 ? m.t1 : 1);
+    vki_spec_named(spec, "T2", m.t2 ? m.t2 : 1);
+    vki_spec_named(spec, "T4", m.t4 ? m.t4 : 1);
 }
 
 /* Outputs per invocation of the separable loops for radii over BLUR_RMAX:
@@ -209,24 +197,24 @@ static int blur_pass(vki_rec *r, const vki_step *s, int dir, const blur_pass_pla
     ps.out_c = s->in_c;
     vki_spec spec = { 0 };
     vki_step_spec(&ps, &spec, pp.wg, 1, 1);
-    vki_spec_set(&spec, SPEC_DIR, (uint32_t)dir);
-    vki_spec_set(&spec, SPEC_CHUNK, pp.chunk);
+    vki_spec_named(&spec, "DIR", (uint32_t)dir);
+    vki_spec_named(&spec, "CHUNK", pp.chunk);
     shared_spec(&spec, pp.mem);
-    bool alpha = s->in_c == 2 || s->in_c == 4;
-    vki_spec_set(&spec, SPEC_PREMUL, alpha && dir == 0);
-    vki_spec_set(&spec, SPEC_UNPREMUL, alpha && dir == 1);
-    vki_spec_set(&spec, SPEC_NB, pp.nb);
-    vki_spec_set(&spec, SPEC_LINES, pp.lines);
-    vki_spec_set(&spec, SPEC_ALONG, pp.along);
-    vki_spec_set(&spec, SPEC_PITCH, pp.pitch);
-    vki_spec_set(&spec, SPEC_R, pp.unrolled ? (uint32_t)rad : (uint32_t)-1);
-    vki_spec_set(&spec, SPEC_SWZ, pp.swz);
-    vki_spec_set(&spec, SPEC_PACKED, dir == 0 && s->in_packed_rgb8_words);
+    bool alpha = VKI_HAS_ALPHA(s->in_c);
+    vki_spec_named(&spec, "PREMUL", alpha && dir == 0);
+    vki_spec_named(&spec, "UNPREMUL", alpha && dir == 1);
+    vki_spec_named(&spec, "NB", pp.nb);
+    vki_spec_named(&spec, "LINES", pp.lines);
+    vki_spec_named(&spec, "ALONG", pp.along);
+    vki_spec_named(&spec, "PITCH", pp.pitch);
+    vki_spec_named(&spec, "R", pp.unrolled ? (uint32_t)rad : (uint32_t)-1);
+    vki_spec_named(&spec, "SWZ", pp.swz);
+    vki_spec_named(&spec, "PACKED", dir == 0 && s->in_packed_rgb8_words);
     blur_push pc = *w;
     pc.src = vki_addr_of(src);
     pc.dst = vki_addr_of(dst);
     uint32_t gx = dir == 0 ? pp.along : pp.lines, gy = dir == 0 ? pp.lines : pp.along;
-    return vki_rec_dispatch(r, dir == 0 ? "blur-h" : "blur-v", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc,
+    return vki_rec_dispatch(r, dir == 0 ? "blur-h" : "blur-v", VKI_SPV(blur), &spec, &pc, sizeof pc,
                             ((uint32_t)s->w + gx - 1) / gx, ((uint32_t)s->h + gy - 1) / gy, 1);
 }
 
@@ -276,31 +264,31 @@ static bool plan_fused(const vki_gpu *g, const vki_step *s, int rad, fused_plan 
 
 static int blur_fused(vki_rec *r, const vki_step *s, const blur_push *w, int rad, const fused_plan *fp)
 {
-    bool alpha = s->in_c == 2 || s->in_c == 4;
+    bool alpha = VKI_HAS_ALPHA(s->in_c);
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, fp->wg, 1, 1);
-    vki_spec_set(&spec, SPEC_FUSED, 1);
+    vki_spec_named(&spec, "FUSED", 1);
     shared_spec(&spec, fp->mem);
-    vki_spec_set(&spec, SPEC_PREMUL, alpha);
-    vki_spec_set(&spec, SPEC_UNPREMUL, alpha);
-    vki_spec_set(&spec, SPEC_NB, fp->nbv);
-    vki_spec_set(&spec, SPEC_NBH, fp->nbh);
-    vki_spec_set(&spec, SPEC_LINES, fp->tx);
-    vki_spec_set(&spec, SPEC_ALONG, fp->ty);
-    vki_spec_set(&spec, SPEC_PITCH, odd(fp->tx + 2u * (uint32_t)rad));
-    vki_spec_set(&spec, SPEC_R, (uint32_t)rad);
-    vki_spec_set(&spec, SPEC_PACKED, s->in_packed_rgb8_words);
+    vki_spec_named(&spec, "PREMUL", alpha);
+    vki_spec_named(&spec, "UNPREMUL", alpha);
+    vki_spec_named(&spec, "NB", fp->nbv);
+    vki_spec_named(&spec, "NBH", fp->nbh);
+    vki_spec_named(&spec, "LINES", fp->tx);
+    vki_spec_named(&spec, "ALONG", fp->ty);
+    vki_spec_named(&spec, "PITCH", odd(fp->tx + 2u * (uint32_t)rad));
+    vki_spec_named(&spec, "R", (uint32_t)rad);
+    vki_spec_named(&spec, "PACKED", s->in_packed_rgb8_words);
     blur_push pc = *w;
     pc.src = vki_addr_of(s->in);
     pc.dst = vki_addr_of(s->out);
-    return vki_rec_dispatch(r, "blur", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc,
+    return vki_rec_dispatch(r, "blur", VKI_SPV(blur), &spec, &pc, sizeof pc,
                             ((uint32_t)s->w + fp->tx - 1) / fp->tx, ((uint32_t)s->h + fp->ty - 1) / fp->ty, 1);
 }
 
 /* Scratch format of the separable passes (see the top of the file). */
 static vkimg_fmt blur_inter_fmt(const vki_step *s)
 {
-    bool alpha = s->in_c == 2 || s->in_c == 4;
+    bool alpha = VKI_HAS_ALPHA(s->in_c);
     bool unit = s->in_fmt == VKIMG_U8 || s->in_fmt == VKIMG_U16; /* input in [0, 1] */
     return !alpha && unit && s->out_fmt == VKIMG_U8 ? VKIMG_U16 : VKIMG_F32;
 }
@@ -354,7 +342,7 @@ static int box_pass(vki_rec *r, const vki_step *s, const blur_push *w, VkDeviceA
                     vkimg_fmt dst_fmt, int width, int rad, const int dom[4], bool last)
 {
     const uint32_t wg = vki_wg_1d(r->gpu);
-    const bool alpha = s->in_c == 2 || s->in_c == 4;
+    const bool alpha = VKI_HAS_ALPHA(s->in_c);
     vki_step ps = *s;
     ps.in_fmt = VKIMG_F32;
     ps.out_fmt = dst_fmt;
@@ -366,9 +354,9 @@ static int box_pass(vki_rec *r, const vki_step *s, const blur_push *w, VkDeviceA
         chunk *= 2;
     vki_spec spec = { 0 };
     vki_step_spec(&ps, &spec, wg, 1, 1);
-    vki_spec_set(&spec, SPEC_FUSED, 2);
-    vki_spec_set(&spec, SPEC_CHUNK, chunk);
-    vki_spec_set(&spec, SPEC_UNPREMUL, alpha && last);
+    vki_spec_named(&spec, "FUSED", 2);
+    vki_spec_named(&spec, "CHUNK", chunk);
+    vki_spec_named(&spec, "UNPREMUL", alpha && last);
     blur_push pc = *w;
     pc.src = vki_addr_of(src);
     pc.dst = vki_addr_of(dst);
@@ -378,7 +366,7 @@ static int box_pass(vki_rec *r, const vki_step *s, const blur_push *w, VkDeviceA
     for (int k = 0; k < 4; k++)
         pc.wk[k] = int_bits(dom[k]);
     uint64_t items = (uint64_t)width * (((uint64_t)dom[3] + chunk - 1) / chunk);
-    return vki_rec_dispatch_1d(r, "blur-box", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc, (items + wg - 1) / wg);
+    return vki_rec_dispatch_1d(r, "blur-box", VKI_SPV(blur), &spec, &pc, sizeof pc, (items + wg - 1) / wg);
 }
 
 /* dst (h x w, f32) = the transpose of src (w x h), normalized, premultiplied
@@ -392,16 +380,16 @@ static int box_transpose(vki_rec *r, const vki_step *s, const blur_push *w, VkDe
     ps.out_c = s->in_c;
     vki_spec spec = { 0 };
     vki_step_spec(&ps, &spec, vki_wg_1d(r->gpu), 1, 1);
-    vki_spec_set(&spec, SPEC_FUSED, 3);
-    vki_spec_set(&spec, SPEC_PREMUL, premul);
-    vki_spec_set(&spec, SPEC_PACKED, packed);
-    vki_spec_set(&spec, SPEC_T4, 32 * 33);
+    vki_spec_named(&spec, "FUSED", 3);
+    vki_spec_named(&spec, "PREMUL", premul);
+    vki_spec_named(&spec, "PACKED", packed);
+    vki_spec_named(&spec, "T4", 32 * 33);
     blur_push pc = *w;
     pc.src = vki_addr_of(src);
     pc.dst = vki_addr_of(dst);
     pc.w = width;
     pc.h = height;
-    return vki_rec_dispatch(r, "blur-transpose", blur_spv, sizeof blur_spv, &spec, &pc, sizeof pc,
+    return vki_rec_dispatch(r, "blur-transpose", VKI_SPV(blur), &spec, &pc, sizeof pc,
                             ((uint32_t)width + 31) / 32, ((uint32_t)height + 31) / 32, 1);
 }
 
@@ -420,7 +408,7 @@ static int record_box(vki_rec *r, const vki_step *s, const blur_push *w)
     const uint64_t c = (uint64_t)s->in_c, wx = (uint64_t)s->w + 2u * (uint64_t)ext[0],
                    hy = (uint64_t)s->h + 2u * (uint64_t)ext[0];
     const uint64_t npx = wx * (uint64_t)s->h > hy * (uint64_t)s->w ? wx * (uint64_t)s->h : hy * (uint64_t)s->w;
-    const bool alpha = s->in_c == 2 || s->in_c == 4;
+    const bool alpha = VKI_HAS_ALPHA(s->in_c);
     VkDeviceAddress t[2];
     int rc = vki_rec_scratch(r, npx * c * sizeof(float), "blur intermediate", &t[0]);
     if (!rc)
@@ -515,6 +503,5 @@ const vki_op_desc vki_op_blur = {
     .opts = blur_opts,
     .nopts = (int)(sizeof blur_opts / sizeof blur_opts[0]),
     .check = blur_check,
-    .min_bytes_per_px = blur_bytes,
     .record = record_blur,
 };

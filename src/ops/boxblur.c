@@ -1,10 +1,9 @@
 /* boxblur: mean over the (2R+1)^2 window clipped to the image, O(1) per pixel
  * from the summed-area table; bit-exact (integer arithmetic on the levels). */
-#include "sat.h"
-#include "util.h"
-#include "boxblur.spv.h"
+#include "ops/sat.h"
+#include "core/util.h"
+#include "spv/boxblur.spv.h"
 
-enum { SPEC_WIDE = VKI_SPEC_OP, SPEC_LEVELS };
 
 static const vki_opt boxblur_opts[] = {
     { .name = "radius", .type = VKI_OPT_INT, .def = 1, .min = 0, .max = 1 << 20,
@@ -32,13 +31,13 @@ static int record_boxblur(vki_rec *r, const vki_step *s)
         return rc;
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, 16, 16, 1);
-    vki_spec_set(&spec, SPEC_WIDE, wide);
-    vki_spec_set(&spec, SPEC_LEVELS, s->levels);
+    vki_spec_named(&spec, "WIDE", wide);
+    vki_spec_named(&spec, "LEVELS", s->levels);
     struct {
         vki_addr sat, dst;
         int32_t w, h, r;
     } pc = { vki_addr_of(sat), vki_addr_of(s->out), s->w, s->h, radius };
-    return vki_rec_dispatch(r, "boxblur", boxblur_spv, sizeof boxblur_spv, &spec, &pc, sizeof pc,
+    return vki_rec_dispatch(r, "boxblur", VKI_SPV(boxblur), &spec, &pc, sizeof pc,
                             ((uint32_t)s->w + 15) / 16, ((uint32_t)s->h + 15) / 16, 1);
 }
 

@@ -1,6 +1,7 @@
 /* copy: identity (round-trip tests; also the format converter exec uses). */
-#include "exec.h"
-#include "copy.spv.h"
+#include "exec/exec.h"
+#include "core/util.h"
+#include "spv/copy.spv.h"
 
 static int record_copy(vki_rec *r, const vki_step *s)
 {
@@ -12,7 +13,7 @@ static int record_copy(vki_rec *r, const vki_step *s)
         uint32_t npx;
     } pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)((uint64_t)s->w * s->h) };
     uint64_t groups = ((uint64_t)s->w * s->h + wg - 1) / wg;
-    return vki_rec_dispatch_1d(r, "copy", copy_spv, sizeof copy_spv, &spec, &pc, sizeof pc, groups);
+    return vki_rec_dispatch_1d(r, "copy", VKI_SPV(copy), &spec, &pc, sizeof pc, groups);
 }
 
 const vki_op_desc vki_op_copy = {

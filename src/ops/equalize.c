@@ -1,10 +1,9 @@
 /* equalize: histogram equalization per colour channel, histogram and lookup
  * table built on the device (no host round trip). */
-#include "exec.h"
-#include "util.h"
-#include "equalize.spv.h"
+#include "exec/exec.h"
+#include "core/util.h"
+#include "spv/equalize.spv.h"
 
-enum { SPEC_PASS = VKI_SPEC_OP, SPEC_LEVELS };
 
 static int record_equalize(vki_rec *r, const vki_step *s)
 {
@@ -18,16 +17,16 @@ static int record_equalize(vki_rec *r, const vki_step *s)
     } pc = { vki_addr_of(s->in), vki_addr_of(s->out), vki_addr_of(hist), (uint32_t)s->w, (uint32_t)s->h };
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, 16, 16, 1);
-    vki_spec_set(&spec, SPEC_LEVELS, s->levels);
+    vki_spec_named(&spec, "LEVELS", s->levels);
     uint32_t gx = ((uint32_t)s->w + 15) / 16, gy = ((uint32_t)s->h + 15) / 16;
     static const char *const names[] = { "equalize-hist", "equalize-lut", "equalize" };
     for (uint32_t pass = 0; pass < 3; pass++) {
-        vki_spec_set(&spec, SPEC_PASS, pass);
+        vki_spec_named(&spec, "PASS", pass);
         if (pass == 0)
-            rc = vki_rec_dispatch_1d(r, names[pass], equalize_spv, sizeof equalize_spv, &spec, &pc, sizeof pc,
+            rc = vki_rec_dispatch_1d(r, names[pass], VKI_SPV(equalize), &spec, &pc, sizeof pc,
                                      vki_stride_groups((uint64_t)s->w * s->h, 256, 16, 4096));
         else
-            rc = vki_rec_dispatch(r, names[pass], equalize_spv, sizeof equalize_spv, &spec, &pc, sizeof pc,
+            rc = vki_rec_dispatch(r, names[pass], VKI_SPV(equalize), &spec, &pc, sizeof pc,
                                   pass == 1 ? 1 : gx, pass == 1 ? 1 : gy, 1);
         if (rc)
             return rc;

@@ -1,6 +1,7 @@
 /* gray: luma Y = wr R + wg G + wb B on the stored values; alpha is kept. */
-#include "exec.h"
-#include "gray.spv.h"
+#include "exec/exec.h"
+#include "core/util.h"
+#include "spv/gray.spv.h"
 
 static const char *const gray_weights[] = { "bt601", "bt709", NULL };
 
@@ -12,10 +13,9 @@ static const vki_opt gray_opts[] = {
 static int gray_out_channels(int in_c, const vki_args *a)
 {
     (void)a;
-    return in_c == 3 ? 1 : in_c == 4 ? 2 : in_c;
+    return VKI_HAS_ALPHA(in_c) ? 2 : 1; /* gray (+ alpha) */
 }
 
-enum { SPEC_PACKED = VKI_SPEC_OP };
 
 static int record_gray(vki_rec *r, const vki_step *s)
 {
@@ -28,7 +28,7 @@ static int record_gray(vki_rec *r, const vki_step *s)
     vki_spec spec = { 0 };
     uint32_t wg = vki_wg_1d(r->gpu);
     vki_step_spec(s, &spec, wg, 1, 1);
-    vki_spec_set(&spec, SPEC_PACKED, packed);
+    vki_spec_named(&spec, "PACKED", packed);
     struct {
         vki_addr src, dst;
         float wr, wg, wb;
@@ -37,7 +37,7 @@ static int record_gray(vki_rec *r, const vki_step *s)
     } pc = { vki_addr_of(s->in), vki_addr_of(s->out), w[k][0] * 1e-4f, w[k][1] * 1e-4f, w[k][2] * 1e-4f,
              w[k][0], w[k][1], w[k][2], (uint32_t)npx };
     uint64_t items = packed ? (npx + 3) / 4 : npx;
-    return vki_rec_dispatch_1d(r, "gray", gray_spv, sizeof gray_spv, &spec, &pc, sizeof pc,
+    return vki_rec_dispatch_1d(r, "gray", VKI_SPV(gray), &spec, &pc, sizeof pc,
                                (items + wg - 1) / wg);
 }
 

@@ -1,9 +1,8 @@
 /* integral: exports the summed-area table as exact uint64 per channel (.npy). */
-#include "sat.h"
-#include "util.h"
-#include "integral.spv.h"
+#include "ops/sat.h"
+#include "core/util.h"
+#include "spv/integral.spv.h"
 
-enum { SPEC_PASS = VKI_SPEC_OP, SPEC_K, SPEC_WIDE, SPEC_LEVELS };
 enum { PASS_ROWS, PASS_ROWCARRY, PASS_COLS, PASS_COLCARRY, PASS_FIX };
 
 int vki_record_sat(vki_rec *r, const vki_step *s, VkDeviceAddress sat, bool wide)
@@ -35,26 +34,26 @@ int vki_record_sat(vki_rec *r, const vki_step *s, VkDeviceAddress sat, bool wide
              w, h, nseg, seglen, band, nband };
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, n, 1, 1);
-    vki_spec_set(&spec, SPEC_K, k);
-    vki_spec_set(&spec, SPEC_WIDE, wide);
-    vki_spec_set(&spec, SPEC_LEVELS, s->levels);
+    vki_spec_named(&spec, "K", k);
+    vki_spec_named(&spec, "WIDE", wide);
+    vki_spec_named(&spec, "LEVELS", s->levels);
 #define PASS(p, ...)                                                                                       \
     do {                                                                                                   \
-        vki_spec_set(&spec, SPEC_PASS, p);                                                                 \
+        vki_spec_named(&spec, "PASS", p);                                                                 \
         if ((rc = __VA_ARGS__))                                                                            \
             return rc;                                                                                     \
     } while (0)
-    PASS(PASS_ROWS, vki_rec_dispatch(r, "integral-rows", integral_spv, sizeof integral_spv, &spec, &pc, sizeof pc, nseg, h, 1));
+    PASS(PASS_ROWS, vki_rec_dispatch(r, "integral-rows", VKI_SPV(integral), &spec, &pc, sizeof pc, nseg, h, 1));
     if (nseg > 1)
-        PASS(PASS_ROWCARRY, vki_rec_dispatch_1d(r, "integral-rowcarry", integral_spv, sizeof integral_spv, &spec, &pc,
+        PASS(PASS_ROWCARRY, vki_rec_dispatch_1d(r, "integral-rowcarry", VKI_SPV(integral), &spec, &pc,
                                                 sizeof pc, (h + n - 1) / n));
-    PASS(PASS_COLS, vki_rec_dispatch(r, "integral-cols", integral_spv, sizeof integral_spv, &spec, &pc, sizeof pc,
+    PASS(PASS_COLS, vki_rec_dispatch(r, "integral-cols", VKI_SPV(integral), &spec, &pc, sizeof pc,
                                      (w + n - 1) / n, nband, 1));
     if (nband > 1) {
-        PASS(PASS_COLCARRY, vki_rec_dispatch_1d(r, "integral-colcarry", integral_spv, sizeof integral_spv, &spec, &pc,
+        PASS(PASS_COLCARRY, vki_rec_dispatch_1d(r, "integral-colcarry", VKI_SPV(integral), &spec, &pc,
                                                 sizeof pc, (w + n - 1) / n));
         vki_step_spec(s, &spec, 16, 16, 1);
-        PASS(PASS_FIX, vki_rec_dispatch(r, "integral-fix", integral_spv, sizeof integral_spv, &spec, &pc, sizeof pc,
+        PASS(PASS_FIX, vki_rec_dispatch(r, "integral-fix", VKI_SPV(integral), &spec, &pc, sizeof pc,
                                         (w + 15) / 16, (h + 15) / 16, 1));
     }
 #undef PASS
@@ -66,18 +65,10 @@ static int record_integral(vki_rec *r, const vki_step *s)
     return vki_record_sat(r, s, s->out, true);
 }
 
-static double integral_bytes(int in_c, int in_size, int out_c, int out_size, const vki_args *a)
-{
-    (void)a;
-    (void)out_size;
-    return (double)in_c * in_size + (double)out_c * 8;
-}
-
 const vki_op_desc vki_op_integral = {
     .name = "integral",
     .help = "Summed-area table per channel of the integer levels, exact uint64 (write it to .npy).",
     .data_output = true,
     .data_fmt = VKIMG_U64,
-    .min_bytes_per_px = integral_bytes,
     .record = record_integral,
 };

@@ -1,11 +1,10 @@
 /* normalize: stretch each colour channel's min..max to the full range, the
  * extremes reduced on the device and used by the next dispatch (no host round
  * trip). */
-#include "exec.h"
-#include "util.h"
-#include "normalize.spv.h"
+#include "exec/exec.h"
+#include "core/util.h"
+#include "spv/normalize.spv.h"
 
-enum { SPEC_PASS = VKI_SPEC_OP, SPEC_LINK, SPEC_SUBGROUP };
 
 static const vki_opt normalize_opts[] = {
     { .name = "link", .type = VKI_OPT_BOOL, .def = 0,
@@ -30,15 +29,15 @@ static int record_normalize(vki_rec *r, const vki_step *s)
     } pc = { vki_addr_of(s->in), vki_addr_of(s->out), vki_addr_of(ext), (uint32_t)npx };
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, wg, 1, 1);
-    vki_spec_set(&spec, SPEC_LINK, s->args->v[0] != 0);
-    vki_spec_set(&spec, SPEC_SUBGROUP, (g->lim.subgroup_ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0);
+    vki_spec_named(&spec, "LINK", s->args->v[0] != 0);
+    vki_spec_named(&spec, "SUBGROUP", (g->lim.subgroup_ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0);
     /* pass 0: ~8 pixels per invocation, grid-stride */
     uint64_t groups = (npx + (uint64_t)wg * 8 - 1) / ((uint64_t)wg * 8);
-    vki_spec_set(&spec, SPEC_PASS, 0);
-    if ((rc = vki_rec_dispatch_1d(r, "normalize-minmax", normalize_spv, sizeof normalize_spv, &spec, &pc, sizeof pc, groups)))
+    vki_spec_named(&spec, "PASS", 0);
+    if ((rc = vki_rec_dispatch_1d(r, "normalize-minmax", VKI_SPV(normalize), &spec, &pc, sizeof pc, groups)))
         return rc;
-    vki_spec_set(&spec, SPEC_PASS, 1);
-    return vki_rec_dispatch_1d(r, "normalize", normalize_spv, sizeof normalize_spv, &spec, &pc, sizeof pc,
+    vki_spec_named(&spec, "PASS", 1);
+    return vki_rec_dispatch_1d(r, "normalize", VKI_SPV(normalize), &spec, &pc, sizeof pc,
                                (npx + wg - 1) / wg);
 }
 

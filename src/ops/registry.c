@@ -1,20 +1,19 @@
-/* The op registry: every op descriptor, in the order `vkimg ops` lists them. */
-#include "op.h"
-#include "util.h"
+/* The op registry: every op descriptor (ops.def), and the public entry points
+ * that look ops up by name. */
+#include "ops/registry.h"
+#include "pipeline/pipeline.h"
+#include "core/util.h"
 
 #include <string.h>
 
-extern const vki_op_desc vki_op_copy, vki_op_gray, vki_op_blur, vki_op_integral, vki_op_boxblur, vki_op_threshold, vki_op_normalize, vki_op_equalize;
+#define VKI_OP(name) extern const vki_op_desc vki_op_##name;
+#include "ops/ops.def"
+#undef VKI_OP
 
 const vki_op_desc *const vki_ops[] = {
-    &vki_op_copy,
-    &vki_op_gray,
-    &vki_op_blur,
-    &vki_op_integral,
-    &vki_op_boxblur,
-    &vki_op_threshold,
-    &vki_op_normalize,
-    &vki_op_equalize,
+#define VKI_OP(name) &vki_op_##name,
+#include "ops/ops.def"
+#undef VKI_OP
 };
 const int vki_nops = (int)VKI_ARRAY_LEN(vki_ops);
 
@@ -26,13 +25,24 @@ const vki_op_desc *vki_op_find(const char *name, size_t len)
     return NULL;
 }
 
-#include "pipeline.h"
-
-bool vkimg_pipeline_data_output(const vkimg_pipeline *p, vkimg_fmt *fmt)
+vkimg_pipeline *vkimg_pipeline_parse(const char *text, vkimg_err *e)
 {
-    if (!p || p->n < 1 || !p->ops[p->n - 1].desc->data_output)
-        return false;
-    if (fmt)
-        *fmt = (vkimg_fmt)p->ops[p->n - 1].desc->data_fmt;
-    return true;
+    return vki_pipeline_parse_ops(text, vki_ops, vki_nops, e);
+}
+
+int vkimg_op_count(void)
+{
+    return vki_nops;
+}
+
+const char *vkimg_op_name(int i)
+{
+    return i >= 0 && i < vki_nops ? vki_ops[i]->name : NULL;
+}
+
+int vkimg_ops_help(const char *name, vkimg_doc_format f, char *buf, size_t n)
+{
+    if (buf && n)
+        buf[0] = 0;
+    return vki_ops_help(vki_ops, vki_nops, name, f, buf, n);
 }

@@ -3,7 +3,7 @@
 #ifndef VKI_SAT_H
 #define VKI_SAT_H
 
-#include "exec.h"
+#include "exec/exec.h"
 
 /* Records the passes that build the table of s->in (s->in_c channels, integer
  * levels s->levels) into `sat` (w*h*in_c entries of uint32, or uint64 if wide). */

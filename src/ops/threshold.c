@@ -1,15 +1,14 @@
 /* threshold: binary image (0 or max) per colour channel, alpha kept: a fixed
  * value, Bradley's adaptive local mean (summed-area table), or Otsu (histogram
  * reduction + threshold choice on the device). Exact integer comparisons. */
-#include "sat.h"
-#include "util.h"
-#include "threshold.spv.h"
+#include "ops/sat.h"
+#include "core/util.h"
+#include "spv/threshold.spv.h"
 
 #include <math.h>
 
 enum { O_MODE, O_VALUE, O_RADIUS, O_OFFSET };
 enum { MODE_VALUE, MODE_ADAPTIVE, MODE_OTSU };
-enum { SPEC_MODE = VKI_SPEC_OP, SPEC_PASS, SPEC_WIDE, SPEC_LEVELS };
 
 static const char *const modes[] = { "value", "adaptive", "otsu", NULL };
 
@@ -51,21 +50,21 @@ static int record_threshold(vki_rec *r, const vki_step *s)
              radius, (uint32_t)floor(s->args->v[O_VALUE] * s->levels), (uint32_t)s->args->v[O_OFFSET] };
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, 16, 16, 1);
-    vki_spec_set(&spec, SPEC_MODE, (uint32_t)mode);
-    vki_spec_set(&spec, SPEC_WIDE, wide);
-    vki_spec_set(&spec, SPEC_LEVELS, s->levels);
+    vki_spec_named(&spec, "MODE", (uint32_t)mode);
+    vki_spec_named(&spec, "WIDE", wide);
+    vki_spec_named(&spec, "LEVELS", s->levels);
     uint32_t gx = ((uint32_t)s->w + 15) / 16, gy = ((uint32_t)s->h + 15) / 16;
     if (mode == MODE_OTSU) {
-        vki_spec_set(&spec, SPEC_PASS, 0);
+        vki_spec_named(&spec, "PASS", 0);
         uint64_t groups = vki_stride_groups((uint64_t)s->w * s->h, 256, 16, 4096);
-        if ((rc = vki_rec_dispatch_1d(r, "threshold-hist", threshold_spv, sizeof threshold_spv, &spec, &pc, sizeof pc, groups)))
+        if ((rc = vki_rec_dispatch_1d(r, "threshold-hist", VKI_SPV(threshold), &spec, &pc, sizeof pc, groups)))
             return rc;
-        vki_spec_set(&spec, SPEC_PASS, 1);
-        if ((rc = vki_rec_dispatch(r, "threshold-otsu", threshold_spv, sizeof threshold_spv, &spec, &pc, sizeof pc, 1, 1, 1)))
+        vki_spec_named(&spec, "PASS", 1);
+        if ((rc = vki_rec_dispatch(r, "threshold-otsu", VKI_SPV(threshold), &spec, &pc, sizeof pc, 1, 1, 1)))
             return rc;
     }
-    vki_spec_set(&spec, SPEC_PASS, 2);
-    return vki_rec_dispatch(r, "threshold", threshold_spv, sizeof threshold_spv, &spec, &pc, sizeof pc, gx, gy, 1);
+    vki_spec_named(&spec, "PASS", 2);
+    return vki_rec_dispatch(r, "threshold", VKI_SPV(threshold), &spec, &pc, sizeof pc, gx, gy, 1);
 }
 
 const vki_op_desc vki_op_threshold = {

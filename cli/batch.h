@@ -1,0 +1,36 @@
+/* The batch scheduler: worker threads on all cores decode, run on the device
+ * (at most gpu_inflight images per device at once) and encode; devices open
+ * while the first images decode; per-file reports, JSON lines and a summary. */
+#ifndef VKIMG_CLI_BATCH_H
+#define VKIMG_CLI_BATCH_H
+
+#include "cli.h"
+
+typedef struct job {
+    char *in, *out;
+    int index;                /* position in the full (unsharded) input list */
+    int status;               /* 0 ok, 1 failed, -1 skipped (exists) */
+    char err[sizeof(((vkimg_err *)0)->msg)];
+    int w, h, c, oc;
+    int device;               /* 'vkimg devices' index of the device that ran it, -1 none */
+    bool no_device;           /* failed because no device could be opened (said once, at the end) */
+    double decode_ms, gpu_ms, encode_ms, total_ms;
+    long long bytes;
+    vkimg_timing timing;
+} job;
+
+typedef struct batch_cfg {
+    const vkimg_pipeline *p;
+    vkimg_load_opts lo;
+    vkimg_save_opts so;
+    cli_common common;
+    bool skip_existing, fail_fast, progress;
+    int threads;      /* decode/encode workers */
+    int gpu_inflight; /* images on a device at once */
+} batch_cfg;
+
+/* Runs the jobs; fills their results, prints per-file errors, JSON lines and
+ * the summary (or the --timing of a single image). Returns the exit code. */
+int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs);
+
+#endif

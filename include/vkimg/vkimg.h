@@ -1,0 +1,291 @@
+/* vkimg — image filter pipelines on Vulkan compute devices: the library's public API.
+ *
+ * Example (error handling shortened; build with `pkg-config --cflags --libs vkimg`):
+ *
+ *     #include <vkimg/vkimg.h>
+ *
+ *     vkimg_err e;
+ *     vkimg_image in = { 0 }, out = { 0 };
+ *     vkimg_pipeline *p = vkimg_pipeline_parse("gray,blur=sigma=2", &e);
+ *     vkimg_ctx *ctx = vkimg_ctx_create(NULL, &e);          // the best device
+ *     if (!p || !ctx || vkimg_load("in.png", NULL, &in, &e) ||
+ *         vkimg_run(ctx, p, &in, &(vkimg_run_opts){ .out_fmt = VKIMG_U8 }, &out, &e) ||
+ *         vkimg_save("out.png", &out, NULL, &e))
+ *         fprintf(stderr, "%s\n", e.msg);                   // one line, names the file or op
+ *     vkimg_image_free(&in);
+ *     vkimg_image_free(&out);
+ *     vkimg_ctx_destroy(ctx);
+ *     vkimg_pipeline_free(p);
+ *
+ * Conventions:
+ *  - Functions return 0 on success or an error class VKIMG_E_*; on failure they fill
+ *    the caller's vkimg_err (may be NULL) with a one-line message. The library never
+ *    prints, never exits, and keeps no global state that callers must set up.
+ *  - Objects are made by _create/_parse and freed by _destroy/_free, which accept
+ *    NULL. Structs are zero-initialized by the caller where options are optional.
+ *
+ * Thread safety, per handle:
+ *  - vkimg_ctx: vkimg_run, vkimg_image_stats and vkimg_compare may be called on one
+ *    context from several threads at once (submissions are serialized inside);
+ *    vkimg_ctx_destroy must not race with any other use of that context.
+ *  - vkimg_pipeline: immutable once parsed; any number of threads may use one.
+ *  - vkimg_image, vkimg_err, result structs: plain data, owned by the caller and not
+ *    synchronized: one thread at a time per object.
+ *  - vkimg_load*, vkimg_save, vkimg_check_output, vkimg_pipeline_parse, the op
+ *    documentation and the device list: thread-safe (no shared state). */
+#ifndef VKIMG_VKIMG_H
+#define VKIMG_VKIMG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(VKIMG_BUILDING_SHARED) && defined(__GNUC__)
+#define VKIMG_API __attribute__((visibility("default")))
+#else
+#define VKIMG_API
+#endif
+
+#define VKIMG_VERSION "0.2.0"
+
+/* Error classes. */
+enum {
+    VKIMG_OK = 0,
+    VKIMG_E_RUNTIME = 1, /* the operation failed: I/O, a bad or hostile file, the device, a limit */
+    VKIMG_E_USAGE = 2,   /* the request is invalid: an argument, an option value, a pipeline */
+};
+
+typedef struct vkimg_err {
+    int code;       /* VKIMG_E_* */
+    int pos;        /* pipeline errors: byte offset of the offending place, else -1 */
+    char msg[1024]; /* one line, no trailing newline */
+} vkimg_err;
+
+/* Sample formats. U8/U16 are unsigned normalized (0..255 / 0..65535 map to 0..1),
+ * F16/F32 are float (HDR may exceed 1). F16 is only used on the device. */
+typedef enum vkimg_fmt {
+    VKIMG_U8 = 0,
+    VKIMG_U16 = 1,
+    VKIMG_F16 = 2,
+    VKIMG_F32 = 3,
+    VKIMG_U32 = 4, /* data outputs (integral, .npy): plain integers */
+    VKIMG_U64 = 5,
+} vkimg_fmt;
+
+VKIMG_API size_t vkimg_fmt_size(vkimg_fmt f);
+VKIMG_API const char *vkimg_fmt_name(vkimg_fmt f);
+
+/* A packed, interleaved image in host memory: row-major, no padding,
+ * w*h*c samples of fmt. */
+typedef struct vkimg_image {
+    int w, h, c;   /* c = 1..4: gray, gray+alpha, RGB, RGBA */
+    vkimg_fmt fmt;
+    void *data;    /* malloc()ed; free with vkimg_image_free */
+} vkimg_image;
+
+VKIMG_API size_t vkimg_image_bytes(const vkimg_image *im);
+/* Allocates data for w*h*c samples of fmt (zeroed). */
+VKIMG_API int vkimg_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e);
+VKIMG_API void vkimg_image_free(vkimg_image *im);
+
+/* ---------------------------------------------------------------- image I/O */
+
+#define VKIMG_DEFAULT_MAX_PIXELS (268435456ull) /* 256 Mpx: 16384x16384 */
+
+typedef struct vkimg_load_opts {
+    uint64_t max_pixels; /* 0 = VKIMG_DEFAULT_MAX_PIXELS */
+} vkimg_load_opts;
+
+/* Loads an image file (the README lists the formats and which code decodes each).
+ * 8-bit files give U8, 16-bit PNG/PNM/PSD give U16, HDR gives F32. The header is
+ * read first and checked against max_pixels before any pixel memory is allocated. */
+VKIMG_API int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
+VKIMG_API int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg_load_opts *o,
+                                vkimg_image *out, vkimg_err *e);
+
+/* Encoder settings: their ranges and defaults. */
+#define VKIMG_QUALITY_MIN 1
+#define VKIMG_QUALITY_MAX 100
+#define VKIMG_QUALITY_DEFAULT 90
+#define VKIMG_PNG_LEVEL_MIN 0
+#define VKIMG_PNG_LEVEL_MAX 12
+#define VKIMG_PNG_LEVEL_DEFAULT 6
+
+typedef struct vkimg_save_opts {
+    int quality;   /* JPEG VKIMG_QUALITY_MIN..MAX, 0 = VKIMG_QUALITY_DEFAULT */
+    int png_level; /* VKIMG_PNG_LEVEL_MIN..MAX (libdeflate), -1 = VKIMG_PNG_LEVEL_DEFAULT */
+} vkimg_save_opts;
+
+typedef enum vkimg_file_kind {
+    VKIMG_FILE_UNKNOWN = 0,
+    VKIMG_FILE_PNG, VKIMG_FILE_JPEG, VKIMG_FILE_BMP, VKIMG_FILE_TGA, VKIMG_FILE_HDR,
+    VKIMG_FILE_NPY,
+} vkimg_file_kind;
+
+/* Output kind from the path's extension (case-insensitive). */
+VKIMG_API vkimg_file_kind vkimg_file_kind_of(const char *path);
+/* The sample format a file of this kind is written in, given the data's format:
+ * PNG keeps U16 (16-bit PNG), HDR is F32, NPY keeps the format, the rest are U8. */
+VKIMG_API vkimg_fmt vkimg_file_fmt(vkimg_file_kind k, vkimg_fmt data_fmt);
+
+/* Writes atomically: a temporary file in the output directory, then rename.
+ * On failure nothing is left behind and an existing file is untouched.
+ * The image's fmt must be what vkimg_file_fmt() says for the path (NPY: any). */
+VKIMG_API int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o, vkimg_err *e);
+
+/* Checks, without writing, that an output path can be written (directory exists
+ * and is writable, extension known). */
+VKIMG_API int vkimg_check_output(const char *path, vkimg_err *e);
+
+/* ---------------------------------------------------------------- pipelines */
+
+#define VKIMG_MAX_STAGES 64 /* ops in one pipeline */
+
+typedef struct vkimg_pipeline vkimg_pipeline;
+
+/* Parses "gray,blur=sigma=2:radius=6". On error: code VKIMG_E_USAGE, pos = offset
+ * into text of the offending place, msg = one line. */
+VKIMG_API vkimg_pipeline *vkimg_pipeline_parse(const char *text, vkimg_err *e);
+VKIMG_API void vkimg_pipeline_free(vkimg_pipeline *p);
+VKIMG_API int vkimg_pipeline_length(const vkimg_pipeline *p);
+VKIMG_API const char *vkimg_pipeline_op_name(const vkimg_pipeline *p, int i);
+/* Canonical text of the pipeline with every option spelled out (snprintf-like). */
+VKIMG_API int vkimg_pipeline_describe(const vkimg_pipeline *p, char *buf, size_t n);
+/* Output channels of the whole pipeline for an input of c channels. */
+VKIMG_API int vkimg_pipeline_out_channels(const vkimg_pipeline *p, int c);
+/* True if the pipeline's last op produces data rather than a picture (integral:
+ * exact uint64 sums); *fmt receives its sample format. Such output must go to
+ * .npy. Only the last op may produce data. */
+VKIMG_API bool vkimg_pipeline_data_output(const vkimg_pipeline *p, vkimg_fmt *fmt);
+
+/* Op documentation, generated from the op descriptors. */
+typedef enum vkimg_doc_format {
+    VKIMG_DOC_TEXT,     /* plain text: the list, or one op's options */
+    VKIMG_DOC_MARKDOWN, /* a Markdown table of every op */
+    VKIMG_DOC_MAN,      /* roff (man page) paragraphs of every op */
+} vkimg_doc_format;
+VKIMG_API int vkimg_op_count(void);
+VKIMG_API const char *vkimg_op_name(int i);
+/* Writes the documentation of op `name` (or of all ops if name is NULL) to buf like
+ * snprintf and returns its length; -1 if there is no such op. */
+VKIMG_API int vkimg_ops_help(const char *name, vkimg_doc_format f, char *buf, size_t n);
+
+/* ---------------------------------------------------------------- devices */
+
+typedef enum vkimg_log_level { VKIMG_LOG_DEBUG, VKIMG_LOG_INFO, VKIMG_LOG_WARN, VKIMG_LOG_ERROR } vkimg_log_level;
+typedef void (*vkimg_log_fn)(void *user, vkimg_log_level lvl, const char *msg);
+
+typedef struct vkimg_ctx_opts {
+    const char *device;   /* NULL/"" = best; INDEX, NAME-SUBSTRING, "gpu" or "cpu" ("all": see vkimg_devices_all) */
+    bool validate;        /* Khronos validation + synchronization validation */
+    bool no_cache;        /* don't read or write the on-disk pipeline cache (also VKIMG_NO_CACHE=1) */
+    vkimg_log_fn log;     /* optional; called from any thread that uses the context */
+    void *log_user;
+} vkimg_ctx_opts;
+
+typedef struct vkimg_ctx vkimg_ctx;
+
+/* Creates the Vulkan instance and device. Also honours VKIMG_VALIDATE=1 in the
+ * environment. */
+VKIMG_API vkimg_ctx *vkimg_ctx_create(const vkimg_ctx_opts *o, vkimg_err *e);
+VKIMG_API void vkimg_ctx_destroy(vkimg_ctx *ctx);
+/* Number of validation messages (warnings and errors) seen so far. */
+VKIMG_API int vkimg_ctx_validation_messages(const vkimg_ctx *ctx);
+/* "NVIDIA H100 80GB HBM3 (discrete GPU, NVIDIA 580.159.4, Vulkan 1.3.289)" */
+VKIMG_API const char *vkimg_ctx_device_desc(const vkimg_ctx *ctx);
+/* Index of the ctx's device in the list of vkimg_list_devices. */
+VKIMG_API int vkimg_ctx_device_index(const vkimg_ctx *ctx);
+
+/* Writes a human-readable list of devices to buf. Needs no ctx. */
+VKIMG_API int vkimg_list_devices(char *buf, size_t n, vkimg_err *e);
+/* The devices worth spreading work over: every usable GPU (discrete, integrated or
+ * virtual), or, only where there is none, the other usable devices (lavapipe's CPU
+ * device). Fills idx with up to max indices (for vkimg_ctx_opts.device as decimal
+ * text) and returns how many there are, or -1 with e filled. Needs no ctx. */
+VKIMG_API int vkimg_devices_all(int *idx, int max, vkimg_err *e);
+
+/* ---------------------------------------------------------------- running */
+
+typedef struct vkimg_timing {
+    double decode_ms, upload_ms, readback_ms, encode_ms, total_ms; /* host side; decode/encode filled by caller */
+    double gpu_total_ms;
+    int nstages;
+    struct { char name[32]; double gpu_ms; } stage[VKIMG_MAX_STAGES];
+} vkimg_timing;
+
+typedef struct vkimg_run_opts {
+    vkimg_fmt out_fmt;    /* sample format of the result (see vkimg_file_fmt) */
+    vkimg_timing *timing; /* optional */
+} vkimg_run_opts;
+
+/* Runs pipeline p on `in` on the device: one upload, all ops on the device,
+ * one readback. `out` receives a newly allocated image. */
+VKIMG_API int vkimg_run(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
+                        vkimg_image *out, vkimg_err *e);
+
+/* ---------------------------------------------------------------- statistics */
+
+/* Per-channel statistics, computed on the device by parallel reductions.
+ * Values are normalized (u8 /255, u16 /65535, float as is). For integer
+ * formats, isum/isumsq are the exact sums of the raw integer samples and mean /
+ * stddev are derived from them exactly (population standard deviation). */
+typedef struct vkimg_channel_stats {
+    double min, max, sum, mean, stddev;
+    uint64_t isum;        /* exact sum of raw integer samples (u8/u16), else 0 */
+    uint64_t isumsq;      /* exact sum of squares of raw integer samples, else 0 */
+    uint64_t hist[256];   /* u8 value v -> bin v; u16 -> v >> 8; float -> clamp(floor(x*256), 0, 255) */
+} vkimg_channel_stats;
+
+typedef struct vkimg_stats {
+    int w, h, c;
+    vkimg_fmt fmt;
+    bool has_hist;
+    vkimg_channel_stats ch[4];
+} vkimg_stats;
+
+VKIMG_API int vkimg_image_stats(vkimg_ctx *ctx, const vkimg_image *im, bool histogram, vkimg_stats *out,
+                                vkimg_timing *timing, vkimg_err *e);
+
+/* ---------------------------------------------------------------- compare */
+
+/* Thresholds follow OpenImageIO's idiff. Errors are on values scaled to [0,1]. */
+typedef struct vkimg_compare_opts {
+    double fail;        /* per-sample error above which a pixel fails (default 1e-6) */
+    double failpercent; /* allowed % of failing pixels (default 0) */
+    double hardfail;    /* any error above this fails (default inf) */
+    double warn, warnpercent, hardwarn; /* same for warnings (defaults 1e-6, 0, inf) */
+    bool ssim;          /* also compute SSIM (Gaussian 11x11, sigma 1.5) */
+    double diff_scale;  /* scale of the difference image (default 1) */
+    bool want_diff;     /* fill result->diff */
+} vkimg_compare_opts;
+#define VKIMG_COMPARE_DEFAULTS { 1e-6, 0.0, 1.0 / 0.0, 1e-6, 0.0, 1.0 / 0.0, false, 1.0, false }
+
+/* Verdicts (idiff's order: a worse verdict is a larger number). */
+enum { VKIMG_CMP_OK = 0, VKIMG_CMP_WARN = 1, VKIMG_CMP_FAIL = 2, VKIMG_CMP_MISMATCH = 3, VKIMG_CMP_ERROR = 4 };
+
+typedef struct vkimg_compare_result {
+    int verdict;            /* VKIMG_CMP_OK / WARN / FAIL */
+    int channels;           /* channels compared */
+    uint64_t pixels;
+    double mae, rmse, psnr; /* psnr = +inf when identical */
+    double max_err;
+    int max_x, max_y, max_c;
+    uint64_t nfail, nwarn;  /* pixels with some channel's error > fail / > warn */
+    double pct_fail, pct_warn;
+    double ssim;            /* NAN unless opts.ssim */
+    vkimg_image diff;       /* U8 |a-b| * diff_scale, if opts.want_diff (free it) */
+} vkimg_compare_result;
+
+/* a and b must have the same size and channel count (else VKIMG_E_USAGE with
+ * result->verdict = VKIMG_CMP_MISMATCH). */
+VKIMG_API int vkimg_compare(vkimg_ctx *ctx, const vkimg_image *a, const vkimg_image *b, const vkimg_compare_opts *o,
+                            vkimg_compare_result *r, vkimg_timing *timing, vkimg_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,80 @@
+// Shared by every vkimg shader. Data is in plain buffers reached through buffer
+// device addresses (passed in push constants as uvec2), packed and interleaved:
+// sample (y*w + x)*C + k. Formats (shared.h): u8, u16 (unsigned normalized),
+// f16, f32. Values are normalized floats inside the kernels.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_16bit_storage : require
+
+#include "vki_shared.h"
+
+layout(local_size_x_id = VKI_SPEC_LX, local_size_y_id = VKI_SPEC_LY, local_size_z_id = VKI_SPEC_LZ) in;
+
+layout(constant_id = VKI_SPEC_IN_FMT) const int IN_FMT = VKI_FMT_F32;
+layout(constant_id = VKI_SPEC_OUT_FMT) const int OUT_FMT = VKI_FMT_F32;
+layout(constant_id = VKI_SPEC_IN_C) const int IN_C = 4;
+layout(constant_id = VKI_SPEC_OUT_C) const int OUT_C = 4;
+
+#define FMT_U8 VKI_FMT_U8
+#define FMT_U16 VKI_FMT_U16
+#define FMT_F16 VKI_FMT_F16
+#define FMT_F32 VKI_FMT_F32
+#define HAS_ALPHA VKI_HAS_ALPHA(IN_C)
+const int COLOUR = VKI_COLOUR_CHANNELS(IN_C); // input channels that are not alpha
+
+layout(buffer_reference, std430, buffer_reference_align = 1) buffer U8Buf { uint8_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer U16Buf { uint16_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer F16Buf { float16_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer F32Buf { float v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer U32Buf { uint v[]; };
+
+float load_sample(uvec2 a, int fmt, uint i)
+{
+    if (fmt == FMT_U8)
+        return float(uint(U8Buf(a).v[i])) * (1.0 / 255.0);
+    if (fmt == FMT_U16)
+        return float(uint(U16Buf(a).v[i])) * (1.0 / 65535.0);
+    if (fmt == FMT_F16)
+        return float(F16Buf(a).v[i]);
+    return F32Buf(a).v[i];
+}
+
+void store_sample(uvec2 a, int fmt, uint i, float x)
+{
+    if (fmt == FMT_U8)
+        U8Buf(a).v[i] = uint8_t(uint(floor(clamp(x, 0.0, 1.0) * 255.0 + 0.5)));
+    else if (fmt == FMT_U16)
+        U16Buf(a).v[i] = uint16_t(uint(floor(clamp(x, 0.0, 1.0) * 65535.0 + 0.5)));
+    else if (fmt == FMT_F16)
+        F16Buf(a).v[i] = float16_t(x);
+    else
+        F32Buf(a).v[i] = x;
+}
+
+// Pixel p (linear index) of the input: channels in .xyzw order, missing = 0.
+vec4 load_px(uvec2 a, uint p)
+{
+    vec4 r = vec4(0.0);
+    uint b = p * uint(IN_C);
+    r.x = load_sample(a, IN_FMT, b);
+    if (IN_C > 1) r.y = load_sample(a, IN_FMT, b + 1u);
+    if (IN_C > 2) r.z = load_sample(a, IN_FMT, b + 2u);
+    if (IN_C > 3) r.w = load_sample(a, IN_FMT, b + 3u);
+    return r;
+}
+
+void store_px(uvec2 a, uint p, vec4 v)
+{
+    uint b = p * uint(OUT_C);
+    store_sample(a, OUT_FMT, b, v.x);
+    if (OUT_C > 1) store_sample(a, OUT_FMT, b + 1u, v.y);
+    if (OUT_C > 2) store_sample(a, OUT_FMT, b + 2u, v.z);
+    if (OUT_C > 3) store_sample(a, OUT_FMT, b + 3u, v.w);
+}
+
+// Linear workgroup index of a 1D dispatch folded into x and y (exec.c).
+uint group_linear()
+{
+    return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+}

@@ -1,0 +1,32 @@
+// Integer levels and per-channel 256-bin histograms (threshold, equalize).
+// Needs: pc.src, pc.w, pc.h, pc.hist (uvec2) and LEVELS (spec constant).
+
+
+// Integer level of sample i: raw u8/u16, else the float quantized to LEVELS.
+uint level(uint i)
+{
+    if (IN_FMT == FMT_U8) return uint(U8Buf(pc.src).v[i]);
+    if (IN_FMT == FMT_U16) return uint(U16Buf(pc.src).v[i]);
+    return uint(floor(clamp(load_sample(pc.src, IN_FMT, i), 0.0, 1.0) * float(LEVELS) + 0.5));
+}
+
+uint bin(uint q) { return LEVELS == 255u ? q : q >> 8; }
+
+shared uint lhist[1024];
+
+// Grid-stride over all pixels (1D dispatch, folded: group_linear()): each
+// workgroup counts many pixels into shared memory, then adds its non-empty bins
+// to the global histogram with one atomic each. pc.hist must be zeroed.
+void histogram_pass()
+{
+    uint t = gl_LocalInvocationIndex, n = gl_WorkGroupSize.x * gl_WorkGroupSize.y;
+    for (uint i = t; i < 1024u; i += n) lhist[i] = 0u;
+    barrier();
+    uint npx = pc.w * pc.h, stride = n * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    for (uint p = group_linear() * n + t; p < npx; p += stride)
+        for (int c = 0; c < COLOUR; c++)
+            atomicAdd(lhist[c * 256 + int(bin(level(p * uint(IN_C) + uint(c))))], 1u);
+    barrier();
+    for (uint i = t; i < uint(COLOUR) * 256u; i += n)
+        if (lhist[i] != 0u) atomicAdd(U32Buf(pc.hist).v[i], lhist[i]);
+}

@@ -1,0 +1,523 @@
+#version 460
+// blur: Gaussian, out(x) = sum_{t=-r..r} w_|t| in(x + t) along x, then along y;
+// clamp-to-edge. src/ops/blur.c picks one of two ways:
+//
+// FUSED = 1 (r <= RMAX), one dispatch: a workgroup loads the (TY+2r) x (TX+2r)
+// input texels of its TX x TY outputs into shared memory once, packed as they
+// are in memory (one word per 8-bit texel), convolves the rows into a
+// (TY+2r) x TX float array in shared memory, then the columns straight to the
+// output. DRAM sees one read of the input and one write of the output (the halo
+// re-reads hit the cache).
+//
+// FUSED = 0: one pass along DIR (0 = x, 1 = y) of two, through a scratch image
+// (f32, or u16 where blur.c finds that exact enough). A workgroup covers LINES
+// lines x ALONG outputs: it loads the inputs of its lines into shared memory, at
+// most CHUNK positions per line at a time (with more, the loop runs once per
+// chunk: any radius works), barrier, then convolves. Pass x convolves one row
+// per invocation and stages its results in shared memory, so that its global
+// stores are coalesced like all the other global accesses (consecutive
+// invocations, consecutive addresses).
+//
+// FUSED = 2, 3: a box filter pass and a transpose (method=box, below).
+//
+// Register blocking: an invocation computes N consecutive outputs along the
+// pass (N = NB; NBH for the fused rows), so each texel it reads from shared
+// memory feeds up to N outputs: N + 2r reads per N outputs instead of 2r + 1
+// per output.
+// - R >= 0 (r <= RMAX, a spec constant): the loops are unrolled; window texel j
+//   is read once and added to the outputs it reaches with the weights w_0..w_r
+//   from push constants (constant operands on NVIDIA: no weight loads; the tap
+//   count is exact).
+// - R < 0 (larger radii): taps in blocks of NB. Two halves of the window (NB
+//   texels each) stay in registers and are used alternately (no moves); per
+//   block, NB texel reads and NB weight reads (2r+1 taps zero-padded to a
+//   multiple of NB, from a buffer) for NB*NB multiply-adds per channel.
+//
+// Shared memory: a texel of W words is one element of s1/s2/s4 (below). Banks:
+// lines along x have an odd pitch (one row per invocation), lines along y are
+// adjacent words (one column per invocation), and the arrays written by rows
+// and read by columns (fused row results, staged outputs) are XOR-swizzled.
+//
+// Values stay raw (u8 0..255, u16 0..65535, f16/f32 as stored) until the end
+// of a pass, which scales once; integers become floats and back without
+// conversion instructions (ufloat, unorm: those run at 1/8 rate on NVIDIA).
+// Alpha: the pass that reads the input multiplies colour by alpha on load
+// (PREMUL; exact for u8), the pass that writes the output divides it back on
+// store (UNPREMUL): colour is blurred premultiplied.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#include "common.glsl"
+
+layout(constant_id = 8) const int DIR = 0;
+layout(constant_id = 9) const int CHUNK = 64;  // separable: positions per line held in shared memory
+layout(constant_id = 10) const int T1 = 1;     // elements of s1, s2, s4
+layout(constant_id = 11) const int PREMUL = 0;
+layout(constant_id = 12) const int UNPREMUL = 0;
+layout(constant_id = 13) const int FUSED = 0;
+layout(constant_id = 14) const int NB = 8;     // outputs per invocation (register block)
+layout(constant_id = 15) const int LINES = 32; // separable: lines per workgroup; fused: TX (multiple of 32, NBH)
+layout(constant_id = 16) const int ALONG = 64; // separable: outputs per line; fused: TY (multiple of NB)
+layout(constant_id = 17) const int PITCH = 1;  // texels between lines along x (odd)
+layout(constant_id = 18) const int R = -1;     // radius when unrolled, else -1 (pc.r)
+layout(constant_id = 19) const int SWZ = 0;    // separable x: swizzle mask of the staged outputs
+layout(constant_id = 20) const int T2 = 1;
+layout(constant_id = 21) const int T4 = 1;
+layout(constant_id = 22) const int NBH = 16;   // fused: outputs per invocation of the row pass
+layout(constant_id = 23) const int PACKED = 0; // u8 RGB input, 4-byte aligned and padded: read words
+
+#define RMAX VKI_BLUR_RMAX // the push block is 128 bytes
+layout(push_constant) uniform Push {
+    uvec2 src, dst, wts; // wts: R < 0 only
+    int w, h, r;
+    float wk[RMAX + 1]; // R >= 0: w_0..w_R (w_-t = w_t)
+} pc;
+
+// A texel of W words is one element of s1 (W = 1), s2 (2), s4 (4), or of s2
+// and s1 (3): one access per texel (lavapipe turns each access into a loop
+// over the lanes; GPUs do 64/128-bit accesses). Separable x passes use s1
+// only, one plane per word, as they stage their results there too.
+shared uint s1[T1];
+shared uvec2 s2[T2];
+shared uvec4 s4[T4];
+
+// Words per texel of this pass's input in shared memory.
+const int WPT = IN_FMT == FMT_U8 ? 1 : (IN_FMT == FMT_F32 ? IN_C : (IN_C + 1) / 2);
+const int WG = int(gl_WorkGroupSize.x);
+
+// Texel p of the pass input, raw, packed into WPT words (one load where the
+// texel is a whole aligned word or two).
+uvec4 fetch(uint p)
+{
+    uvec4 u = uvec4(0u);
+    uint b = p * uint(IN_C);
+    if (IN_FMT == FMT_U8) {
+        if (IN_C == 4) {
+            u.x = U32Buf(pc.src).v[p];
+        } else if (IN_C == 2) {
+            u.x = uint(U16Buf(pc.src).v[p]);
+        } else if (IN_C == 3 && PACKED != 0) { // the two words holding bytes b..b+2
+            U32Buf s = U32Buf(pc.src);
+            uint sh = (b & 3u) * 8u, last = (uint(pc.w) * uint(pc.h) * 3u - 1u) >> 2;
+            uint w0 = s.v[b >> 2], w1 = s.v[min((b >> 2) + 1u, last)];
+            u.x = ((w0 >> sh) | ((w1 << 1) << (31u - sh))) & 0xFFFFFFu;
+        } else {
+            U8Buf s = U8Buf(pc.src);
+            u.x = uint(s.v[b]);
+            if (IN_C > 2) u.x |= (uint(s.v[b + 1u]) << 8) | (uint(s.v[b + 2u]) << 16);
+        }
+    } else if (IN_FMT == FMT_F32) {
+        U32Buf s = U32Buf(pc.src);
+        u.x = s.v[b];
+        if (IN_C > 1) u.y = s.v[b + 1u];
+        if (IN_C > 2) u.z = s.v[b + 2u];
+        if (IN_C > 3) u.w = s.v[b + 3u];
+    } else if (HAS_ALPHA) { // u16, f16: the bits
+        U32Buf s = U32Buf(pc.src);
+        u.x = s.v[b >> 1];
+        if (IN_C == 4) u.y = s.v[(b >> 1) + 1u];
+    } else {
+        U16Buf s = U16Buf(pc.src);
+        u.x = uint(s.v[b]);
+        if (IN_C > 2) u.x |= uint(s.v[b + 1u]) << 16;
+        if (IN_C > 2) u.y = uint(s.v[b + 2u]);
+    }
+    return u;
+}
+
+// Exact integer -> float for n < 2^23 without a conversion instruction (those
+// run at 1/8 of the multiply-add rate on NVIDIA): 2^23 + n, minus 2^23.
+float ufloat(uint n)
+{
+    return uintBitsToFloat(0x4B000000u | n) - 8388608.0;
+}
+
+// Raw channel values of packed words, premultiplied when PREMUL (exact for u8).
+vec4 unpack(uvec4 u)
+{
+    vec4 v = vec4(0.0);
+    if (IN_FMT == FMT_U8) {
+        v.x = ufloat(u.x & 255u);
+        if (IN_C > 1) v.y = ufloat((u.x >> 8) & 255u);
+        if (IN_C > 2) v.z = ufloat((u.x >> 16) & 255u);
+        if (IN_C > 3) v.w = ufloat(u.x >> 24);
+    } else if (IN_FMT == FMT_U16) {
+        v.x = ufloat(u.x & 65535u);
+        if (IN_C > 1) v.y = ufloat(u.x >> 16);
+        if (IN_C > 2) v.z = ufloat(u.y & 65535u);
+        if (IN_C > 3) v.w = ufloat(u.y >> 16);
+    } else if (IN_FMT == FMT_F16) {
+        v.xy = unpackHalf2x16(u.x);
+        if (IN_C > 2) v.zw = unpackHalf2x16(u.y);
+    } else {
+        v = uintBitsToFloat(u);
+    }
+    if (PREMUL != 0 && IN_C == 4) v.rgb *= v.a;
+    if (PREMUL != 0 && IN_C == 2) v.x *= v.y;
+    return v;
+}
+
+bool in_s1(int w) { return w == 1 || w == 3; }
+bool in_s2(int w) { return w == 2 || w == 3; }
+
+// Texel t (W words) of a region starting at texel o1, o2, o4 of s1, s2, s4.
+void tput(int W, ivec3 o, int t, uvec4 u)
+{
+    if (W == 1) s1[o.x + t] = u.x;
+    if (W == 2 || W == 3) s2[o.y + t] = u.xy;
+    if (W == 3) s1[o.x + t] = u.z;
+    if (W == 4) s4[o.z + t] = u;
+}
+
+uvec4 tget(int W, ivec3 o, int t)
+{
+    uvec4 u = uvec4(0u);
+    if (W == 1) u.x = s1[o.x + t];
+    if (W == 2 || W == 3) u.xy = s2[o.y + t];
+    if (W == 3) u.z = s1[o.x + t];
+    if (W == 4) u = s4[o.z + t];
+    return u;
+}
+
+// Separable x: word k of texel b at s1[b + k*ps].
+void pput(int b, int ps, uvec4 u)
+{
+    s1[b] = u.x;
+    if (WPT > 1) s1[b + ps] = u.y;
+    if (WPT > 2) s1[b + 2 * ps] = u.z;
+    if (WPT > 3) s1[b + 3 * ps] = u.w;
+}
+
+uvec4 pget(int b, int ps)
+{
+    uvec4 u = uvec4(0u);
+    u.x = s1[b];
+    if (WPT > 1) u.y = s1[b + ps];
+    if (WPT > 2) u.z = s1[b + 2 * ps];
+    if (WPT > 3) u.w = s1[b + 3 * ps];
+    return u;
+}
+
+void mac(inout vec4 acc, float wt, vec4 x)
+{
+    acc.x += wt * x.x;
+    if (IN_C > 1) acc.y += wt * x.y;
+    if (IN_C > 2) acc.z += wt * x.z;
+    if (IN_C > 3) acc.w += wt * x.w;
+}
+
+vec4 unpremul(vec4 v)
+{
+    float a = IN_C == 4 ? v.a : v.y;
+    float k = a > 0.0 ? 1.0 / a : 0.0;
+    if (IN_C == 4) return vec4(v.rgb * k, a);
+    if (IN_C == 2) return vec4(v.x * k, a, 0.0, 0.0);
+    return v;
+}
+
+// Raw sums -> normalized values (-> straight alpha when UNPREMUL).
+vec4 finish(vec4 acc)
+{
+    float s = IN_FMT == FMT_U8 ? 1.0 / 255.0 : (IN_FMT == FMT_U16 ? 1.0 / 65535.0 : 1.0);
+    vec4 k = vec4(s);
+    if (PREMUL != 0 && IN_C == 4) k.rgb *= s;
+    if (PREMUL != 0 && IN_C == 2) k.x *= s;
+    acc *= k;
+    return UNPREMUL != 0 ? unpremul(acc) : acc;
+}
+
+// Normalized value -> u8/u16 code, rounded to nearest: 2^23 + x*max rounds x*max
+// to an integer in the low bits (no conversion instruction; store_sample
+// rounds ties up, this to even: both are within half a step).
+uint unorm(float x, float m)
+{
+    return floatBitsToUint(fma(clamp(x, 0.0, 1.0), m, 8388608.0)) & 0xFFFFu;
+}
+
+// Sample i (of OUT_FMT) of the pass output.
+void store_out(uint i, float x)
+{
+    if (OUT_FMT == FMT_U8)
+        U8Buf(pc.dst).v[i] = uint8_t(unorm(x, 255.0));
+    else if (OUT_FMT == FMT_U16)
+        U16Buf(pc.dst).v[i] = uint16_t(unorm(x, 65535.0));
+    else
+        store_sample(pc.dst, OUT_FMT, i, x);
+}
+
+// Pixel p of the pass output (IN_C channels): one store where the pixel is a
+// whole aligned word or two.
+void store_pix(uint p, vec4 v)
+{
+    uint b = p * uint(IN_C);
+    if (OUT_FMT == FMT_U8 && IN_C == 4) {
+        U32Buf(pc.dst).v[p] = unorm(v.x, 255.0) | (unorm(v.y, 255.0) << 8) | (unorm(v.z, 255.0) << 16) |
+                              (unorm(v.w, 255.0) << 24);
+    } else if (OUT_FMT == FMT_U8 && IN_C == 2) {
+        U16Buf(pc.dst).v[p] = uint16_t(unorm(v.x, 255.0) | (unorm(v.y, 255.0) << 8));
+    } else if (OUT_FMT == FMT_U16 && (HAS_ALPHA)) {
+        U32Buf(pc.dst).v[b >> 1] = unorm(v.x, 65535.0) | (unorm(v.y, 65535.0) << 16);
+        if (IN_C == 4) U32Buf(pc.dst).v[(b >> 1) + 1u] = unorm(v.z, 65535.0) | (unorm(v.w, 65535.0) << 16);
+    } else {
+        store_out(b, v.x);
+        if (IN_C > 1) store_out(b + 1u, v.y);
+        if (IN_C > 2) store_out(b + 2u, v.z);
+        if (IN_C > 3) store_out(b + 3u, v.w);
+    }
+}
+
+// acc[i] += sum_t w_|t| x(i + t + R), t = -R..R, for the N outputs of an
+// invocation; LOAD(j) is window texel j (j = 0 .. N + 2R - 1), read once.
+#define CONV_UNROLLED(N, LOAD)                                                  \
+    [[unroll]] for (int j_ = 0; j_ < N + 2 * R; j_++) {                         \
+        vec4 x_ = LOAD(j_);                                                     \
+        [[unroll]] for (int i_ = 0; i_ < N; i_++)                               \
+            if (j_ - i_ >= 0 && j_ - i_ <= 2 * R)                               \
+                mac(acc[i_], pc.wk[abs(j_ - i_ - R)], x_);                      \
+    }
+
+// Taps b*NB .. b*NB + NB - 1 (weight buffer order), window halves A then B.
+#define CONV_BLOCK(A, B, b)                                                     \
+    [[unroll]] for (int s_ = 0; s_ < NB; s_++) {                                \
+        float wt_ = wts.v[(b) * NB + s_];                                       \
+        [[unroll]] for (int i_ = 0; i_ < NB; i_++)                              \
+            mac(acc[i_], wt_, i_ + s_ < NB ? A[min(i_ + s_, NB - 1)] : B[max(i_ + s_ - NB, 0)]); \
+    }
+
+void fused()
+{
+    const int TX = LINES, TY = ALONG, TH = TY + 2 * R, TW = TX + 2 * R;
+    // input texel (row y, column x): y*PITCH + x; row result (y, x), IN_C
+    // floats: y*TX + (x ^ (y & 31)), after the input texels in s1/s2/s4
+    const ivec3 IN = ivec3(0), HR = ivec3(in_s1(WPT) ? TH * PITCH : 0, in_s2(WPT) ? TH * PITCH : 0,
+                                           WPT == 4 ? TH * PITCH : 0);
+    const int x0 = int(gl_WorkGroupID.x) * TX - R, y0 = int(gl_WorkGroupID.y) * TY - R;
+    const int li = int(gl_LocalInvocationIndex);
+    for (int i = li; i < TH * TW; i += WG) {
+        int y = i / TW, x = i % TW;
+        uvec4 u = fetch(uint(clamp(y0 + y, 0, pc.h - 1)) * uint(pc.w) + uint(clamp(x0 + x, 0, pc.w - 1)));
+        tput(WPT, IN, y * PITCH + x, u);
+    }
+    barrier();
+    // rows: item = (row y, NBH columns), consecutive invocations on consecutive rows
+    for (int it = li; it < TH * (TX / NBH); it += WG) {
+        int y = it % TH, x = (it / TH) * NBH, b = y * PITCH + x;
+        vec4 acc[NBH];
+        [[unroll]] for (int i = 0; i < NBH; i++)
+            acc[i] = vec4(0.0);
+#define LOAD_ROW(j) unpack(tget(WPT, IN, b + (j)))
+        CONV_UNROLLED(NBH, LOAD_ROW)
+        [[unroll]] for (int i = 0; i < NBH; i++)
+            tput(IN_C, HR, y * TX + ((x + i) ^ (y & 31)), floatBitsToUint(acc[i]));
+    }
+    barrier();
+    // columns: item = (column x, NB rows), consecutive invocations on consecutive columns
+    for (int it = li; it < TX * (TY / NB); it += WG) {
+        int x = it % TX, y = (it / TX) * NB;
+        vec4 acc[NB];
+        [[unroll]] for (int i = 0; i < NB; i++)
+            acc[i] = vec4(0.0);
+#define LOAD_COL(j) uintBitsToFloat(tget(IN_C, HR, (y + (j)) * TX + (x ^ ((y + (j)) & 31))))
+        CONV_UNROLLED(NB, LOAD_COL)
+        int gx = x0 + R + x;
+        [[unroll]] for (int i = 0; i < NB; i++) {
+            int gy = y0 + R + y + i;
+            if (gx < pc.w && gy < pc.h)
+                store_pix(uint(gy) * uint(pc.w) + uint(gx), finish(acc[i]));
+        }
+    }
+}
+
+void separable()
+{
+    const bool X = DIR == 0;
+    const int li = int(gl_LocalInvocationIndex);
+    const int line = li % LINES, seg = li / LINES; // this invocation's item
+    const bool busy = seg < ALONG / NB;
+    const int n_along = X ? pc.w : pc.h, n_lines = X ? pc.h : pc.w;
+    const int l0 = int(X ? gl_WorkGroupID.y : gl_WorkGroupID.x) * LINES;  // first line
+    const int a0 = int(X ? gl_WorkGroupID.x : gl_WorkGroupID.y) * ALONG;  // first output along DIR
+    const int r = R >= 0 ? R : pc.r;
+    const int nblk = (2 * r + NB) / NB;                                    // R < 0: tap blocks
+    const int np = R >= 0 ? ALONG + 2 * R : (ALONG / NB + nblk) * NB;     // positions per line
+    const int nreal = ALONG + 2 * r; // positions past it (R < 0 padding) hold 0
+    // texel of position j (in the chunk) of line l: x: l*PITCH + j in planes of
+    // PS words of s1; y: j*LINES + l (s1/s2/s4)
+    const int PS = LINES * PITCH;
+    const int STEP = X ? 1 : LINES;
+    const int lb = X ? line * PITCH : line;
+    F32Buf wts = F32Buf(pc.wts);
+
+    vec4 acc[NB], A[NB], B[NB];
+    [[unroll]] for (int i = 0; i < NB; i++) {
+        acc[i] = vec4(0.0);
+        A[i] = vec4(0.0);
+        B[i] = vec4(0.0);
+    }
+    int hn = seg; // R < 0: next half (NB positions) of the window to read
+    for (int c0 = 0; c0 < np; c0 += CHUNK) {
+        const int cnt = min(CHUNK, np - c0);
+        if (c0 > 0)
+            barrier();
+        for (int i = li; i < LINES * CHUNK; i += WG) {
+            int l = X ? i / CHUNK : i % LINES, j = X ? i % CHUNK : i / LINES;
+            if (j >= cnt)
+                continue;
+            uvec4 u = uvec4(0u);
+            if (c0 + j < nreal) {
+                uint q = uint(clamp(a0 - r + c0 + j, 0, n_along - 1)), ln = uint(min(l0 + l, n_lines - 1));
+                u = fetch(X ? ln * uint(pc.w) + q : q * uint(pc.w) + ln);
+            }
+            if (X)
+                pput(l * PITCH + j, PS, u);
+            else
+                tput(WPT, ivec3(0), j * LINES + l, u);
+        }
+        barrier();
+        if (!busy)
+            continue;
+        if (R >= 0) { // one chunk (blur.c)
+            const int b = lb + seg * NB * STEP;
+#define LOAD_LINE(j) unpack(X ? pget(b + (j) * STEP, PS) : tget(WPT, ivec3(0), b + (j) * STEP))
+            CONV_UNROLLED(NB, LOAD_LINE)
+        } else {
+            const int hend = min((c0 + cnt) / NB, seg + nblk + 1);
+            const int b = lb - c0 * STEP; // word of position p of the line: b + p*STEP
+            while (hn < hend) {
+                [[unroll]] for (int m = 0; m < NB; m++)
+                    B[m] = unpack(X ? pget(b + (hn * NB + m) * STEP, PS) : tget(WPT, ivec3(0), b + (hn * NB + m) * STEP));
+                if (hn > seg) {
+                    CONV_BLOCK(A, B, hn - seg - 1)
+                }
+                hn++;
+                if (hn >= hend) {
+                    [[unroll]] for (int m = 0; m < NB; m++)
+                        A[m] = B[m];
+                    break;
+                }
+                [[unroll]] for (int m = 0; m < NB; m++)
+                    A[m] = unpack(X ? pget(b + (hn * NB + m) * STEP, PS) : tget(WPT, ivec3(0), b + (hn * NB + m) * STEP));
+                CONV_BLOCK(B, A, hn - seg - 1)
+                hn++;
+            }
+        }
+    }
+    if (!X) { // consecutive invocations store consecutive columns
+        const int ln = l0 + line;
+        [[unroll]] for (int i = 0; i < NB; i++) {
+            int o = a0 + seg * NB + i;
+            if (busy && ln < n_lines && o < n_along)
+                store_pix(uint(o) * uint(pc.w) + uint(ln), finish(acc[i]));
+        }
+        return;
+    }
+    // along x: stage the LINES x ALONG results (row l, sample e at
+    // l*ALONG*C + (e ^ (l & SWZ))), then store them row by row
+    const int RS = ALONG * IN_C;
+    barrier();
+    if (busy) {
+        [[unroll]] for (int i = 0; i < NB; i++) {
+            vec4 v = finish(acc[i]);
+            int e = (seg * NB + i) * IN_C;
+            s1[line * RS + (e ^ (line & SWZ))] = floatBitsToUint(v.x);
+            if (IN_C > 1) s1[line * RS + ((e + 1) ^ (line & SWZ))] = floatBitsToUint(v.y);
+            if (IN_C > 2) s1[line * RS + ((e + 2) ^ (line & SWZ))] = floatBitsToUint(v.z);
+            if (IN_C > 3) s1[line * RS + ((e + 3) ^ (line & SWZ))] = floatBitsToUint(v.w);
+        }
+    }
+    barrier();
+    for (int i = li; i < LINES * RS; i += WG) {
+        int l = i / RS, e = i % RS;
+        int x = a0 + e / IN_C, y = l0 + l;
+        if (x < pc.w && y < pc.h)
+            store_out((uint(y) * uint(pc.w) + uint(a0)) * uint(IN_C) + uint(e), uintBitsToFloat(s1[l * RS + (e ^ (l & SWZ))]));
+    }
+}
+
+// method=box (blur.c): FUSED = 3 transposes, FUSED = 2 runs one box pass
+// along y. The passes along x run along y of the transposed image, so every
+// pass reads and writes whole rows (coalesced; walking along x, a warp's
+// threads would each stream a different row):
+//   transpose (premultiply, normalize) -> 3 box passes -> transpose back ->
+//   3 box passes (the last one unpremultiplies and writes the output).
+//
+// FUSED = 2: the mean of the 2r+1 texels around each output (r = pc.r) along
+// y of a pc.w-wide image. Passes after the first read the previous one over an
+// extended domain (blur.c), so only the first clamps to the image: the cascade
+// is exactly the convolution of the clamped image with the composite kernel.
+// Rows, as int bits in pc.wk[0..3]: input [in_lo, in_lo + in_n), output
+// [out_lo, out_lo + out_n). Invocation = (column, chunk of CHUNK outputs),
+// consecutive invocations on consecutive columns; a running sum over the
+// window: after the first window (2r+1 reads; CHUNK >= r keeps that <= 2 per
+// output) each output costs one texel in and one out, whatever the radius.
+//
+// The passes read f32 (the transposes normalize and premultiply). The sums are
+// int64 fixed point with BOX_FIX fraction bits (values clamped to
+// +-2^31/(2r+1) so no sum overflows; they are in [0, 1]): adding and removing
+// are exact, so a window of zeros sums to exactly 0 and a small sum
+// keeps its relative precision (a float running sum keeps an absolute error
+// the size of what it held before: colour / alpha goes wrong where alpha is
+// small).
+const int BOX_FIX = 32;
+
+i64vec4 box_fix(vec4 v, float lim)
+{
+    return i64vec4(round(clamp(v, -lim, lim) * exp2(float(BOX_FIX))));
+}
+
+void box()
+{
+    const int in_lo = floatBitsToInt(pc.wk[0]), in_n = floatBitsToInt(pc.wk[1]);
+    const int out_lo = floatBitsToInt(pc.wk[2]), out_n = floatBitsToInt(pc.wk[3]);
+    const int r = pc.r;
+    const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
+    const int x = int(id % uint(pc.w)), c0 = int(id / uint(pc.w)) * CHUNK;
+    if (c0 >= out_n)
+        return;
+#define BOX_LOAD(a) box_fix(unpack(fetch(uint(clamp(a, in_lo, in_lo + in_n - 1) - in_lo) * uint(pc.w) + uint(x))), lim)
+    const int a0 = out_lo + c0, a1 = out_lo + min(c0 + CHUNK, out_n);
+    const float lim = 2147483648.0 / float(2 * r + 1);
+    i64vec4 sum = i64vec4(0);
+    for (int t = a0 - r; t <= a0 + r; t++)
+        sum += BOX_LOAD(t);
+    const float k = exp2(-float(BOX_FIX)) / float(2 * r + 1);
+    for (int a = a0; a < a1; a++) {
+        store_pix(uint(a - out_lo) * uint(pc.w) + uint(x), finish(vec4(sum) * k));
+        sum += BOX_LOAD(a + r + 1) - BOX_LOAD(a - r);
+    }
+}
+
+// FUSED = 3: out (pc.h x pc.w texels, f32) = the transpose of in (pc.w x pc.h,
+// IN_FMT), normalized and premultiplied (finish(unpack(...))), through a
+// 32 x 32 tile of shared memory (s4, padded rows) so that both sides are read
+// and written along rows.
+void transpose()
+{
+    const int TT = 32, x0 = int(gl_WorkGroupID.x) * TT, y0 = int(gl_WorkGroupID.y) * TT;
+    const int li = int(gl_LocalInvocationIndex);
+    for (int i = li; i < TT * TT; i += WG) {
+        int ty = i / TT, tx = i % TT, x = x0 + tx, y = y0 + ty;
+        vec4 v = vec4(0.0);
+        if (x < pc.w && y < pc.h)
+            v = finish(unpack(fetch(uint(y) * uint(pc.w) + uint(x))));
+        s4[ty * (TT + 1) + tx] = floatBitsToUint(v);
+    }
+    barrier();
+    for (int i = li; i < TT * TT; i += WG) {
+        int ty = i / TT, tx = i % TT, ox = y0 + tx, oy = x0 + ty; // output row oy = input column
+        if (ox < pc.h && oy < pc.w)
+            store_pix(uint(oy) * uint(pc.h) + uint(ox), uintBitsToFloat(s4[tx * (TT + 1) + ty]));
+    }
+}
+
+void main()
+{
+    if (FUSED == 1)
+        fused();
+    else if (FUSED == 2)
+        box();
+    else if (FUSED == 3)
+        transpose();
+    else
+        separable();
+}

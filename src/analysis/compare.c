@@ -1,0 +1,281 @@
+/* compare: error metrics, idiff-style verdict, SSIM and a difference image of
+ * two images on the device (shaders/compare.comp, shaders/ssim.comp, final
+ * reductions in shaders/reduce.comp).
+ *
+ * One run (src/exec/run.c): upload a and b (formats may differ: u8 vs u16 compares
+ * normalized values), the error pass (grid-stride, one partial record per
+ * workgroup: sum e, sum e^2, max key, pixel counts over fail/warn; optionally
+ * writes the diff image; two images of the same integer format are read 4
+ * pixels at a time as 32-bit words), one-workgroup final reduction, optionally
+ * the SSIM pass (one record per workgroup) and its final reduction, then
+ * readback of the 128-byte result (and the diff image when asked). Workgroup
+ * reductions: subgroup arithmetic where supported, else shared memory (see
+ * stats.c, shaders/reduce.glsl).
+ *
+ * Definitions (e = |a - b| per sample, normalized values, N = w*h*c samples):
+ *   MAE = sum e / N, RMSE = sqrt(sum e^2 / N), PSNR = 10 log10(1 / MSE) dB
+ *   (+inf when MSE == 0); max_err with its location (smallest sample index on
+ *   ties); nfail / nwarn = pixels with some channel's e > fail / > warn;
+ *   pct = 100 * n / (w*h). Verdict (idiff): FAIL if pct_fail > failpercent or
+ *   max_err > hardfail; else WARN if pct_warn > warnpercent or max_err >
+ *   hardwarn; else OK.
+ *
+ * Precision: when both images are u8/u16, errors are exact integers d =
+ * |qa - qb| in units of 1/L (L = 255 for two u8 images, else 65535, a u8 level
+ * q being q * 257 there): sums of d and d^2 are exact uint64, so MAE / RMSE /
+ * PSNR / max_err are correctly rounded doubles, and the thresholds are
+ * compared exactly (d > floor(fail * L); a threshold within 1e-9 of a level
+ * k/L counts as k/L). Otherwise (a float image) a and b are converted to fp32
+ * and e = |a - b| is computed in fp32 (within ~1e-7 relative of the exact
+ * value; fail/warn are compared in fp32), with float-float sums (~44 bits,
+ * e^2 exact) on the device and double on the host: MAE/RMSE/PSNR within ~1e-7
+ * relative of a double computation. Counts and the location are exact given e.
+ *
+ * SSIM (Wang et al. 2004): Gaussian 11x11 window, sigma 1.5, normalized;
+ * C1 = 0.01^2, C2 = 0.03^2 (data range 1); the mean of the SSIM map over all
+ * positions where the whole window fits in the image ("valid": x in 5..w-6,
+ * y in 5..h-6, as skimage's mean over its cropped map) and over all channels
+ * (alpha included). Along an axis shorter than 11 pixels every position is
+ * used, with the window cut to the image and renormalized. The five Gaussian
+ * maps (mu_a, mu_b, E[a^2], E[b^2], E[ab]) are made separably on the device
+ * (horizontal 11-tap sums per row, vertical accumulation in registers: each
+ * invocation walks one column of a 32-row strip, see shaders/ssim.comp) and
+ * the SSIM map is summed on the device; no map is written to memory. fp32
+ * (values shifted by one pixel of the strip before the moments, against
+ * cancellation), float-float sum: within ~1e-6 of a double computation
+ * (tests: <= 1e-7 seen).
+ *
+ * Different sizes or channel counts: VKIMG_E_USAGE, verdict
+ * VKIMG_CMP_MISMATCH, nothing compared (the CLI exits 3).
+ */
+#include "analysis/reduce.h"
+#include "core/util.h"
+#include "spv/compare.spv.h"
+#include "spv/ssim.spv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SSIM_R 5      /* window radius: 11 x 11 */
+#define SSIM_SIGMA 1.5
+static const char *const gauss_names[SSIM_R + 1] = { "G0", "G1", "G2", "G3", "G4", "G5" };
+#define SSIM_STRIP 32u  /* output rows per invocation */
+#define RES_SSIM_SLOT 8 /* result slots: 0..4 errors, 8 SSIM */
+
+typedef struct {
+    vki_addr a, b, part, diff;
+    float fail, warn, scale;
+    int32_t ifail, iwarn;
+    uint32_t npx, ngroups;
+} compare_push;
+
+typedef struct {
+    vki_addr a, b, part;
+    int32_t w, h, ow, oh, offx, offy;
+} ssim_push;
+
+/* Integer threshold for errors d in units of 1/L: e > t <=> d > result. A
+ * threshold within 1e-9 of a level k/L is taken as that level (d = k does not
+ * exceed it), so thresholds written as k/255 behave as meant. */
+static int32_t int_threshold(double t, double L)
+{
+    double x = t * L, r = nearbyint(x);
+    if (fabs(x - r) <= 1e-9 * fmax(1.0, fabs(x)))
+        x = r;
+    x = floor(x);
+    return x < 0 ? -1 : x > 65536 ? 65536 : (int32_t)x;
+}
+
+static bool fmt_ok(vkimg_fmt f)
+{
+    return f == VKIMG_U8 || f == VKIMG_U16 || f == VKIMG_F16 || f == VKIMG_F32;
+}
+
+int vkimg_compare(vkimg_ctx *ctx, const vkimg_image *a, const vkimg_image *b, const vkimg_compare_opts *o,
+                  vkimg_compare_result *r, vkimg_timing *timing, vkimg_err *e)
+{
+    vkimg_err local;
+    if (!e)
+        e = &local;
+    vki_err_clear(e);
+    if (!ctx || !a || !b || !r)
+        return vki_fail(e, VKIMG_E_RUNTIME, "vkimg_compare: NULL argument");
+    static const vkimg_compare_opts defaults = VKIMG_COMPARE_DEFAULTS;
+    if (!o)
+        o = &defaults;
+    memset(r, 0, sizeof *r);
+    r->verdict = VKIMG_CMP_ERROR;
+    r->ssim = NAN;
+    double t_start = vki_now_ms();
+    vki_gpu *g = &ctx->gpu;
+    if (!a->data || !b->data || a->w < 1 || a->h < 1 || a->c < 1 || a->c > 4 || b->w < 1 || b->h < 1 || b->c < 1 ||
+        b->c > 4)
+        return vki_fail(e, VKIMG_E_USAGE, "compare: invalid image (%dx%dx%d vs %dx%dx%d)", a->w, a->h, a->c, b->w,
+                        b->h, b->c);
+    if (!fmt_ok(a->fmt) || !fmt_ok(b->fmt))
+        return vki_fail(e, VKIMG_E_USAGE, "compare: %s samples are not supported (u8, u16, f16 or f32)",
+                        vkimg_fmt_name(fmt_ok(a->fmt) ? b->fmt : a->fmt));
+    if (a->w != b->w || a->h != b->h || a->c != b->c) {
+        r->verdict = VKIMG_CMP_MISMATCH;
+        return vki_fail(e, VKIMG_E_USAGE,
+                        "compare: images differ in size or channels: the first is %dx%d with %d channel(s), "
+                        "the second %dx%d with %d channel(s)",
+                        a->w, a->h, a->c, b->w, b->h, b->c);
+    }
+    if (isnan(o->fail) || isnan(o->warn) || isnan(o->hardfail) || isnan(o->hardwarn) || isnan(o->failpercent) ||
+        isnan(o->warnpercent) || !(o->diff_scale >= 0) || isinf(o->diff_scale))
+        return vki_fail(e, VKIMG_E_USAGE, "compare: thresholds must be numbers and the diff scale finite and >= 0");
+    if (!g->lim.int64)
+        return vki_fail(e, VKIMG_E_RUNTIME,
+                        "compare: the device lacks shaderInt64, needed for the 64-bit reductions on the device");
+    const int C = a->c, W = a->w, H = a->h;
+    const uint64_t npx = (uint64_t)W * (uint64_t)H, ns = npx * (uint64_t)C;
+    if (ns > UINT32_MAX)
+        return vki_fail(e, VKIMG_E_RUNTIME, "compare: image %dx%d with %d channels is too large: more than 2^32 samples",
+                        W, H, C);
+    /* both integer: exact integer errors in units of 1/L */
+    const bool intmode = (a->fmt == VKIMG_U8 || a->fmt == VKIMG_U16) && (b->fmt == VKIMG_U8 || b->fmt == VKIMG_U16);
+    const double L = a->fmt == VKIMG_U8 && b->fmt == VKIMG_U8 ? 255.0 : 65535.0;
+    const uint32_t wg = vki_reduce_wg(g, 0);
+    const uint64_t groups = vki_reduce_groups(npx, wg);
+
+    /* SSIM geometry */
+    const int ow = W >= 2 * SSIM_R + 1 ? W - 2 * SSIM_R : W, oh = H >= 2 * SSIM_R + 1 ? H - 2 * SSIM_R : H;
+    const uint32_t sgx = ((uint32_t)ow + wg - 1) / wg, sgy = ((uint32_t)oh + SSIM_STRIP - 1) / SSIM_STRIP;
+    const uint32_t snrec = sgx * sgy * (uint32_t)C;
+
+    vki_run *run = NULL;
+    vkimg_image dimg = { 0 };
+    VkDeviceAddress da, db, res, diff = 0, part, spart = 0;
+    int rc, res_slot, diff_slot = -1;
+    char wa[96], wb[96];
+    snprintf(wa, sizeof wa, "compare input A %dx%dx%d %s", W, H, C, vkimg_fmt_name(a->fmt));
+    snprintf(wb, sizeof wb, "compare input B %dx%dx%d %s", W, H, C, vkimg_fmt_name(b->fmt));
+    /* every result slot is written by the final passes; zeroed anyway (slots
+     * 5..7, 9..15 are read back unused) */
+    if ((rc = vki_run_begin(g, timing != NULL, &run, e)) ||
+        (rc = vki_run_input(run, a->data, (size_t)ns * vkimg_fmt_size(a->fmt), wa, &da, NULL)) ||
+        (rc = vki_run_input(run, b->data, (size_t)ns * vkimg_fmt_size(b->fmt), wb, &db, NULL)) ||
+        (rc = vki_run_output(run, 16 * 8, true, "compare result", &res, &res_slot)) ||
+        (o->want_diff && (rc = vki_run_output(run, (size_t)ns, false, "difference image", &diff, &diff_slot))))
+        goto done;
+    vki_rec *rec = vki_run_rec(run);
+    if ((rc = vki_rec_scratch(rec, groups * 5 * 8, "compare partial records", &part)) ||
+        (o->ssim && (rc = vki_rec_scratch(rec, (VkDeviceSize)snrec * 8, "SSIM partial records", &spart))))
+        goto done;
+
+    vki_spec spec = { 0 };
+    vki_spec_set(&spec, VKI_SPEC_LX, wg);
+    vki_spec_set(&spec, VKI_SPEC_LY, 1);
+    vki_spec_set(&spec, VKI_SPEC_LZ, 1);
+    vki_spec_set(&spec, VKI_SPEC_IN_FMT, a->fmt);
+    vki_spec_set(&spec, VKI_SPEC_IN_C, (uint32_t)C);
+    vki_spec_named(&spec, "SUBGROUP", vki_reduce_subgroup(g));
+    vki_spec_named(&spec, "B_FMT", b->fmt);
+    vki_spec_named(&spec, "DIFF", o->want_diff);
+    vki_spec_named(&spec, "INTMODE", intmode);
+    vki_spec_named(&spec, "LEVELS", (uint32_t)L);
+    compare_push pc = { vki_addr_of(da), vki_addr_of(db), vki_addr_of(part), vki_addr_of(diff),
+                        (float)o->fail, (float)o->warn, (float)o->diff_scale, int_threshold(o->fail, L),
+                        int_threshold(o->warn, L), (uint32_t)npx, (uint32_t)groups };
+    if ((rc = vki_rec_dispatch_1d(rec, "compare", VKI_SPV(compare), &spec, &pc, sizeof pc, groups)))
+        goto done;
+    vki_run_mark(run, "compare (errors)");
+    uint32_t sum_op = intmode ? VKI_RED_ADD : VKI_RED_FF;
+    uint32_t ops = sum_op | sum_op << 2 | VKI_RED_MAX << 4 | VKI_RED_ADD << 6 | VKI_RED_ADD << 8;
+    if ((rc = vki_reduce_final(rec, part, (uint32_t)groups, 5, ops, res, "compare-final")))
+        goto done;
+    vki_run_mark(run, "compare (final)");
+    if (o->ssim) {
+        double wd[SSIM_R + 1], sum = 0;
+        for (int k = -SSIM_R; k <= SSIM_R; k++)
+            sum += exp(-(double)k * k / (2 * SSIM_SIGMA * SSIM_SIGMA));
+        for (int k = 0; k <= SSIM_R; k++)
+            wd[k] = exp(-(double)k * k / (2 * SSIM_SIGMA * SSIM_SIGMA)) / sum;
+        vki_spec ss = { 0 };
+        vki_spec_set(&ss, VKI_SPEC_LX, wg);
+        vki_spec_set(&ss, VKI_SPEC_LY, 1);
+        vki_spec_set(&ss, VKI_SPEC_LZ, 1);
+        vki_spec_set(&ss, VKI_SPEC_IN_FMT, a->fmt);
+        vki_spec_set(&ss, VKI_SPEC_IN_C, (uint32_t)C);
+        vki_spec_named(&ss, "SUBGROUP", vki_reduce_subgroup(g));
+        vki_spec_named(&ss, "B_FMT", b->fmt);
+        vki_spec_named(&ss, "STRIP", SSIM_STRIP);
+        for (int k = 0; k <= SSIM_R; k++)
+            vki_spec_namedf(&ss, gauss_names[k], (float)wd[k]);
+        vki_spec_named(&ss, "CUT", W < 2 * SSIM_R + 1 || H < 2 * SSIM_R + 1);
+        ssim_push sp = { vki_addr_of(da), vki_addr_of(db), vki_addr_of(spart), W, H, ow, oh,
+                         W >= 2 * SSIM_R + 1 ? SSIM_R : 0, H >= 2 * SSIM_R + 1 ? SSIM_R : 0 };
+        if ((rc = vki_rec_dispatch(rec, "ssim", VKI_SPV(ssim), &ss, &sp, sizeof sp, sgx, sgy, (uint32_t)C)))
+            goto done;
+        vki_run_mark(run, "ssim");
+        if ((rc = vki_reduce_final(rec, spart, snrec, 1, VKI_RED_FF, res + RES_SSIM_SLOT * 8, "ssim-final")))
+            goto done;
+        vki_run_mark(run, "ssim (final)");
+    }
+    if ((rc = vki_run_submit(run)))
+        goto done;
+    double t_rb = vki_now_ms();
+    if (o->want_diff) {
+        if ((rc = vki_image_alloc(&dimg, W, H, C, VKIMG_U8, false, e)))
+            goto done;
+        memcpy(dimg.data, vki_run_output_data(run, diff_slot), (size_t)ns);
+    }
+    double host_readback = vki_now_ms() - t_rb;
+
+    const uint64_t *v = vki_run_output_data(run, res_slot);
+    const double N = (double)ns;
+    r->channels = C;
+    r->pixels = npx;
+    uint32_t mbits = (uint32_t)(v[2] >> 32), idx = ~(uint32_t)v[2];
+    double mse;
+    if (intmode) {
+        /* exact integer sums of d and d^2 (units of 1/L) */
+        r->mae = (double)v[0] / L / N;
+        mse = (double)v[1] / (L * L) / N;
+        r->max_err = mbits / L;
+    } else {
+        r->mae = vki_ff_value(v[0]) / N;
+        mse = vki_ff_value(v[1]) / N;
+        float mf;
+        memcpy(&mf, &mbits, sizeof mf);
+        r->max_err = mf;
+    }
+    r->rmse = sqrt(mse);
+    r->psnr = mse > 0 ? 10.0 * log10(1.0 / mse) : INFINITY;
+    r->max_c = (int)(idx % (uint32_t)C);
+    r->max_x = (int)(idx / (uint32_t)C % (uint32_t)W);
+    r->max_y = (int)(idx / (uint32_t)C / (uint32_t)W);
+    r->nfail = v[3];
+    r->nwarn = v[4];
+    r->pct_fail = 100.0 * (double)r->nfail / (double)npx;
+    r->pct_warn = 100.0 * (double)r->nwarn / (double)npx;
+    if (o->ssim)
+        r->ssim = vki_ff_value(v[RES_SSIM_SLOT]) / ((double)ow * (double)oh * C);
+    if (r->pct_fail > o->failpercent || r->max_err > o->hardfail)
+        r->verdict = VKIMG_CMP_FAIL;
+    else if (r->pct_warn > o->warnpercent || r->max_err > o->hardwarn)
+        r->verdict = VKIMG_CMP_WARN;
+    else
+        r->verdict = VKIMG_CMP_OK;
+    if (o->want_diff) {
+        r->diff = dimg;
+        dimg.data = NULL;
+    }
+    if (timing) {
+        memset(timing, 0, sizeof *timing);
+        vki_run_times(run, timing);
+        timing->readback_ms += host_readback;
+        timing->total_ms = vki_now_ms() - t_start;
+    }
+done:
+    if (rc) {
+        vkimg_image_free(&r->diff);
+        r->verdict = VKIMG_CMP_ERROR;
+    }
+    vki_run_end(run);
+    vkimg_image_free(&dimg);
+    return rc;
+}

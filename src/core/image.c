@@ -1,0 +1,91 @@
+/* Sample formats and host images. Image data is always malloc()ed and free()d. */
+#include "vkimg/vkimg.h"
+#include "core/util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The public enum and constants carry the numbers of the shared header. */
+_Static_assert(VKIMG_U8 == VKI_FMT_U8 && VKIMG_U16 == VKI_FMT_U16 && VKIMG_F16 == VKI_FMT_F16 &&
+                   VKIMG_F32 == VKI_FMT_F32 && VKIMG_U32 == VKI_FMT_U32 && VKIMG_U64 == VKI_FMT_U64,
+               "vkimg_fmt and vki_shared.h disagree");
+_Static_assert(VKIMG_MAX_STAGES == VKI_MAX_STAGES, "VKIMG_MAX_STAGES and vki_shared.h disagree");
+
+size_t vkimg_fmt_size(vkimg_fmt f)
+{
+    switch (f) {
+    case VKIMG_U8: return 1;
+    case VKIMG_U16: return 2;
+    case VKIMG_F16: return 2;
+    case VKIMG_F32: return 4;
+    case VKIMG_U32: return 4;
+    case VKIMG_U64: return 8;
+    }
+    return 0;
+}
+
+const char *vkimg_fmt_name(vkimg_fmt f)
+{
+    switch (f) {
+    case VKIMG_U8: return "u8";
+    case VKIMG_U16: return "u16";
+    case VKIMG_F16: return "f16";
+    case VKIMG_F32: return "f32";
+    case VKIMG_U32: return "u32";
+    case VKIMG_U64: return "u64";
+    }
+    return "unknown";
+}
+
+/* w*h*c*size, or 0 if the image is invalid (non-positive size, c outside 1..4,
+ * unknown format) or the product does not fit in size_t. */
+size_t vkimg_image_bytes(const vkimg_image *im)
+{
+    if (!im || im->w <= 0 || im->h <= 0 || im->c < 1 || im->c > 4)
+        return 0;
+    size_t s = vkimg_fmt_size(im->fmt);
+    if (!s)
+        return 0;
+    size_t n = (size_t)im->w;
+    if (n > SIZE_MAX / (size_t)im->h)
+        return 0;
+    n *= (size_t)im->h;
+    if (n > SIZE_MAX / ((size_t)im->c * s))
+        return 0;
+    return n * (size_t)im->c * s;
+}
+
+int vkimg_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)
+{
+    return vki_image_alloc(im, w, h, c, fmt, true, e);
+}
+
+int vki_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, bool zero, vkimg_err *e)
+{
+    if (!im)
+        return vki_fail(e, VKIMG_E_RUNTIME, "vkimg_image_alloc: NULL image");
+    memset(im, 0, sizeof *im);
+    vkimg_image t = { w, h, c, fmt, NULL };
+    if (w <= 0 || h <= 0 || c < 1 || c > 4 || !vkimg_fmt_size(fmt))
+        return vki_fail(e, VKIMG_E_RUNTIME, "cannot allocate a %dx%dx%d %s image: invalid size or format", w, h, c,
+                        vkimg_fmt_name(fmt));
+    size_t n = vkimg_image_bytes(&t);
+    if (!n)
+        return vki_fail(e, VKIMG_E_RUNTIME, "cannot allocate a %dx%dx%d %s image: size overflows", w, h, c,
+                        vkimg_fmt_name(fmt));
+    t.data = zero ? vki_calloc_big(n) : vki_malloc_big(n);
+    if (!t.data)
+        return vki_fail(e, VKIMG_E_RUNTIME, "out of memory allocating a %dx%dx%d %s image (%zu bytes)", w, h, c,
+                        vkimg_fmt_name(fmt), n);
+    *im = t;
+    return 0;
+}
+
+void vkimg_image_free(vkimg_image *im)
+{
+    if (!im)
+        return;
+    free(im->data);
+    memset(im, 0, sizeof *im);
+}

@@ -1,0 +1,50 @@
+/* Small shared helpers: error filling, clocks. */
+#ifndef VKI_UTIL_H
+#define VKI_UTIL_H
+
+#include "vkimg/vkimg.h"
+#include "vki_shared.h"
+#include <stdarg.h>
+
+#define VKI_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define VKI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define VKI_PRINTF(a, b)
+#endif
+
+/* Fills e (may be NULL) with code, pos = -1 and the formatted one-line message;
+ * returns code. */
+int vki_fail(vkimg_err *e, int code, const char *fmt, ...) VKI_PRINTF(3, 4);
+/* Usage error (VKIMG_E_USAGE) at byte offset pos of a pipeline text. */
+int vki_fail_at(vkimg_err *e, int pos, const char *fmt, ...) VKI_PRINTF(3, 4);
+void vki_err_clear(vkimg_err *e);
+
+/* Large buffers (decoded and encoded images): from 2 MiB up, 2 MiB-aligned and
+ * marked for transparent huge pages, so that first touching them takes one page
+ * fault per 2 MiB instead of per 4 KiB (in VMs each fault is dear: a 5120x2880
+ * PNG decode 305 -> ~180 ms, measured on the CI machine). Freed with free();
+ * realloc() works (the alignment may then be lost). */
+void *vki_malloc_big(size_t n);
+void *vki_calloc_big(size_t n); /* zeroed */
+/* vkimg_image_alloc, with the data left unset unless zero (for results that
+ * are written whole at once). */
+int vki_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, bool zero, vkimg_err *e);
+/* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + n). */
+void vki_advise_huge(void *p, size_t n);
+
+/* Environment switches: set, non-empty and not "0". */
+bool vki_env_on(const char *name);
+/* An environment variable's integer value when it is one in [lo, hi], else def. */
+long vki_env_long(const char *name, long def, long lo, long hi);
+
+/* Monotonic clock in milliseconds. */
+double vki_now_ms(void);
+
+/* Case-insensitive ASCII compare of n bytes / whole strings. */
+int vki_strncasecmp(const char *a, const char *b, size_t n);
+/* Levenshtein distance (for "did you mean"). */
+int vki_edit_distance(const char *a, size_t na, const char *b, size_t nb);
+
+#endif

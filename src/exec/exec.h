@@ -1,0 +1,139 @@
+/* exec: device programs. One run engine (run.c) takes every program of the library
+ * to the device -- a pipeline on an image (plan.c), stats, compare, bench -- and is
+ * the one place that knows how: one queue, a split transfer queue, or no copies
+ * where device memory is host memory; timestamps and their conversion to time.
+ * Kernels are recorded through a vki_rec (record.c), which orders every dispatch
+ * after the one before it. */
+#ifndef VKI_EXEC_H
+#define VKI_EXEC_H
+
+#include "gpu/gpu.h"
+#include "pipeline/pipeline.h"
+
+/* ---------------------------------------------------------------- recording */
+
+typedef struct vki_rec {
+    vki_gpu *gpu;
+    VkCommandBuffer cmd;
+    vkimg_err *e;
+    int ndispatch;
+    bool transfer_pending; /* transfer writes (uploads, fills) the next dispatch must see */
+    /* scratch buffers owned by the run, freed after it */
+    vki_buf *scratch;
+    int nscratch, cap_scratch;
+} vki_rec;
+
+/* The SPIR-V of shader NAME (shaders/ops/NAME.comp, shaders/analysis/NAME.comp),
+ * embedded at build time, as the two arguments the dispatch functions take. */
+#define VKI_SPV(name) vki_spv_##name, sizeof vki_spv_##name
+
+/* Gets the kernel and records a dispatch with push constants. Before every
+ * dispatch but the first of a run it records a compute->compute memory barrier,
+ * so dependent dispatches are always ordered (and a transfer->compute barrier
+ * after uploads and fills). */
+int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
+                     const void *push, uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz);
+/* Like vki_rec_dispatch for `groups` workgroups in one dimension: folds the
+ * count into x and y within maxComputeWorkGroupCount; the shader recovers the
+ * linear index with group_linear() (common.glsl). */
+int vki_rec_dispatch_1d(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
+                        const void *push, uint32_t push_size, uint64_t groups);
+/* Device-local scratch memory that lives until the run ends. */
+int vki_rec_scratch(vki_rec *r, VkDeviceSize size, const char *what, VkDeviceAddress *addr);
+/* Like vki_rec_scratch, initialized on the device before the next dispatch:
+ * with `init` (at most 64 KiB), or zeros. */
+int vki_rec_scratch_init(vki_rec *r, VkDeviceSize size, const void *init, const char *what, VkDeviceAddress *addr);
+/* Small host-written constant data (weights) the shaders can read. */
+int vki_rec_const(vki_rec *r, const void *data, size_t size, const char *what, VkDeviceAddress *addr);
+/* Frees the scratch buffers of a recording (after its submission finished). */
+void vki_rec_release(vki_rec *r);
+
+/* Workgroup size for 1D kernels: min(256, device limits). */
+uint32_t vki_wg_1d(const vki_gpu *g);
+/* Workgroups for a grid-stride kernel over `items` with wg invocations each
+ * doing about per_inv items, at most `cap` workgroups. */
+uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64_t cap);
+
+/* Push-constant address type shared with GLSL (uvec2 lo, hi). */
+typedef struct vki_addr { uint32_t lo, hi; } vki_addr;
+static inline vki_addr vki_addr_of(VkDeviceAddress a) { vki_addr r = { (uint32_t)a, (uint32_t)(a >> 32) }; return r; }
+
+/* ---------------------------------------------------------------- the run engine */
+
+typedef struct vki_run vki_run;
+
+/* Starts a device program. Declare its inputs and outputs first, then record its
+ * kernels through vki_run_rec(), marking the end of each stage, then submit. With
+ * `timing`, stage times come from timestamps (where the queue has them). */
+int vki_run_begin(vki_gpu *g, bool timing, vki_run **out, vkimg_err *e);
+/* An input of `bytes` copied from `data` (NULL: the caller writes it: *host then
+ * points to `bytes` of host memory to fill before vki_run_submit). Where device
+ * memory is host memory it goes straight into the device buffer, else through a
+ * staging buffer (copied on the transfer queue where there is one). The device
+ * buffer is padded to 12 bytes (kernels may read packed RGB8 as words). */
+int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, VkDeviceAddress *addr, void **host);
+/* An output of `bytes` that the kernels write at *addr and the host reads after
+ * vki_run_submit through vki_run_output_data(r, *slot); `zero`: cleared on the
+ * device before the kernels. */
+int vki_run_output(vki_run *r, size_t bytes, bool zero, const char *what, VkDeviceAddress *addr, int *slot);
+/* The recording context of the kernels; the first call ends the declarations. */
+vki_rec *vki_run_rec(vki_run *r);
+/* Ends a stage (the kernels recorded since the last mark): with timing, its GPU
+ * time is reported under `name`. At most VKIMG_MAX_STAGES marks. */
+void vki_run_mark(vki_run *r, const char *name);
+/* Submits, waits, and makes the outputs readable by the host. */
+int vki_run_submit(vki_run *r);
+/* After vki_run_submit: the host memory holding output `slot` (valid until vki_run_end). */
+const void *vki_run_output_data(const vki_run *r, int slot);
+/* After vki_run_submit: the device time of the copies of the inputs and of the
+ * outputs (host-measured on a transfer queue without timestamps; 0 where there
+ * are none: no timing, or device memory is host memory). */
+void vki_run_copies(const vki_run *r, double *up_ms, double *down_ms);
+/* After vki_run_submit: upload, readback (device or host-measured copies, plus
+ * the host writes of inputs copied from data), each stage's GPU time, GPU total.
+ * decode, encode and total are left to the caller. */
+void vki_run_times(const vki_run *r, vkimg_timing *t);
+/* Frees everything of the run (accepts NULL). */
+void vki_run_end(vki_run *r);
+
+/* ---------------------------------------------------------------- pipelines */
+
+/* One op of a planned pipeline, as its record function sees it. Data is packed
+ * and interleaved: sample (y*w + x)*c + k, of fmt. */
+typedef struct vki_step {
+    const vki_op_desc *desc;
+    const vki_args *args;
+    int index;           /* position in the pipeline */
+    int w, h;            /* input size */
+    int out_w, out_h;    /* output size (the input's unless the op's out_size says otherwise) */
+    int in_c, out_c;
+    vkimg_fmt in_fmt, out_fmt;
+    VkDeviceAddress in, out;
+    bool in_packed_rgb8_words; /* in is 4-byte aligned and padded to 12 bytes */
+    uint32_t levels;     /* integer levels of the pipeline's input: 255, or 65535 for 16-bit
+                            (ops with exact integer arithmetic quantize to these) */
+} vki_step;
+
+/* Fills the common spec constants (local size, formats, channels) of a step. */
+void vki_step_spec(const vki_step *s, vki_spec *spec, uint32_t lx, uint32_t ly, uint32_t lz);
+
+/* A pipeline planned for one input: sizes and channels per stage, formats, and
+ * the intermediate buffers (ping-pong, f32). The input and output live in the run. */
+typedef struct vki_plan {
+    const struct vkimg_pipeline *p;
+    int n;
+    int w[VKIMG_MAX_STAGES + 1], h[VKIMG_MAX_STAGES + 1], chans[VKIMG_MAX_STAGES + 1];
+    vkimg_fmt in_fmt, out_fmt;
+    size_t in_bytes, out_bytes;
+    VkDeviceAddress in, out; /* set by the caller before vki_plan_record */
+    vki_buf inter[2];
+} vki_plan;
+
+/* Validates the pipeline for a w x h x c image and creates its intermediates. */
+int vki_plan_create(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, int c, vkimg_fmt in_fmt,
+                    vkimg_fmt out_fmt, vki_plan *pl, vkimg_err *e);
+void vki_plan_destroy(vki_gpu *g, vki_plan *pl);
+/* Records every op into the run, one stage (mark) per op. */
+int vki_plan_record(vki_plan *pl, vki_run *run);
+
+#endif

@@ -1,0 +1,144 @@
+/* Recording kernels: dispatches ordered by barriers, scratch and constant
+ * buffers that live as long as the run. */
+#include "exec/exec.h"
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t vki_wg_1d(const vki_gpu *g)
+{
+    uint32_t wg = 256;
+    if (wg > g->lim.max_wg_invocations)
+        wg = g->lim.max_wg_invocations;
+    if (wg > g->lim.max_wg_size[0])
+        wg = g->lim.max_wg_size[0];
+    return wg;
+}
+
+uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64_t cap)
+{
+    uint64_t per_group = (uint64_t)wg * per_inv;
+    uint64_t g = (items + per_group - 1) / per_group;
+    return g < 1 ? 1 : g > cap ? cap : g;
+}
+
+int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
+                     const void *push, uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz)
+{
+    const vki_limits *l = &r->gpu->lim;
+    uint32_t g[3] = { gx, gy, gz };
+    for (int i = 0; i < 3; i++)
+        if (g[i] > l->max_wg_count[i])
+            return vki_fail(r->e, VKIMG_E_RUNTIME,
+                            "%s: image too large for this device: needs %u workgroups in dimension %d, over "
+                            "maxComputeWorkGroupCount[%d] = %u",
+                            name, g[i], i, i, l->max_wg_count[i]);
+    if (!gx || !gy || !gz)
+        return 0;
+    vki_kernel *k;
+    int rc = vki_kernel_get(r->gpu, name, spv, spv_size, spec, push_size, &k, r->e);
+    if (rc)
+        return rc;
+    /* Uploads and fills before the first kernel that reads them; every dispatch
+     * after the first depends on the ones before it: make their writes visible. */
+    VkPipelineStageFlags src = 0;
+    VkAccessFlags src_access = 0;
+    if (r->transfer_pending) {
+        src |= VK_PIPELINE_STAGE_TRANSFER_BIT;
+        src_access |= VK_ACCESS_TRANSFER_WRITE_BIT;
+    }
+    if (r->ndispatch > 0) {
+        src |= VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+        src_access |= VK_ACCESS_SHADER_WRITE_BIT;
+    }
+    if (src)
+        vki_cmd_barrier(r->cmd, src, src_access, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    r->transfer_pending = false;
+    vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipe);
+    if (push_size)
+        vkCmdPushConstants(r->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+    vkCmdDispatch(r->cmd, gx, gy, gz);
+    r->ndispatch++;
+    return 0;
+}
+
+int vki_rec_dispatch_1d(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
+                        const void *push, uint32_t push_size, uint64_t groups)
+{
+    uint64_t maxx = r->gpu->lim.max_wg_count[0];
+    uint64_t gx = groups < maxx ? groups : maxx;
+    uint64_t gy = gx ? (groups + gx - 1) / gx : 0;
+    if (gy > UINT32_MAX)
+        gy = UINT32_MAX;
+    return vki_rec_dispatch(r, name, spv, spv_size, spec, push, push_size, (uint32_t)gx, (uint32_t)gy, 1);
+}
+
+static vki_buf *new_scratch(vki_rec *r)
+{
+    if (r->nscratch == r->cap_scratch) {
+        int cap = r->cap_scratch ? 2 * r->cap_scratch : 8;
+        vki_buf *nb = realloc(r->scratch, (size_t)cap * sizeof *nb);
+        if (!nb)
+            return NULL;
+        r->scratch = nb;
+        r->cap_scratch = cap;
+    }
+    vki_buf *b = &r->scratch[r->nscratch];
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+int vki_rec_scratch(vki_rec *r, VkDeviceSize size, const char *what, VkDeviceAddress *addr)
+{
+    vki_buf *b = new_scratch(r);
+    if (!b)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "out of memory");
+    int rc = vki_buf_create(r->gpu, size, VKI_MEM_DEVICE, what, b, r->e);
+    if (rc)
+        return rc;
+    r->nscratch++;
+    *addr = b->addr;
+    return 0;
+}
+
+int vki_rec_scratch_init(vki_rec *r, VkDeviceSize size, const void *init, const char *what, VkDeviceAddress *addr)
+{
+    size = (size + 3) & ~(VkDeviceSize)3;
+    if (init && size > 65536)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: initial data over 64 KiB", what);
+    int rc = vki_rec_scratch(r, size, what, addr);
+    if (rc)
+        return rc;
+    VkBuffer b = r->scratch[r->nscratch - 1].buf;
+    if (init)
+        vkCmdUpdateBuffer(r->cmd, b, 0, size, init);
+    else
+        vkCmdFillBuffer(r->cmd, b, 0, VK_WHOLE_SIZE, 0);
+    r->transfer_pending = true; /* made visible before the next dispatch */
+    return 0;
+}
+
+int vki_rec_const(vki_rec *r, const void *data, size_t size, const char *what, VkDeviceAddress *addr)
+{
+    vki_buf *b = new_scratch(r);
+    if (!b)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "out of memory");
+    int rc = vki_buf_create(r->gpu, size, VKI_MEM_CONST, what, b, r->e);
+    if (rc)
+        return rc;
+    r->nscratch++;
+    memcpy(b->map, data, size);
+    *addr = b->addr;
+    return vki_buf_flush(r->gpu, b, r->e);
+}
+
+void vki_rec_release(vki_rec *r)
+{
+    for (int i = 0; i < r->nscratch; i++)
+        vki_buf_destroy(r->gpu, &r->scratch[i]);
+    free(r->scratch);
+    r->scratch = NULL;
+    r->nscratch = r->cap_scratch = 0;
+}

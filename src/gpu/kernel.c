@@ -1,0 +1,185 @@
+/* Compute kernels: one pipeline per (SPIR-V, specialization), created once. */
+#include "gpu/gpu.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vki_spec_set(vki_spec *s, uint32_t id, uint32_t val)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (!s->name[i] && s->id[i] == id) {
+            s->val[i] = val;
+            return;
+        }
+    if (s->n < VKI_MAX_SPEC) {
+        s->id[s->n] = id;
+        s->name[s->n] = NULL;
+        s->val[s->n++] = val;
+    }
+}
+
+void vki_spec_setf(vki_spec *s, uint32_t id, float val)
+{
+    uint32_t u;
+    memcpy(&u, &val, sizeof u);
+    vki_spec_set(s, id, u);
+}
+
+void vki_spec_named(vki_spec *s, const char *name, uint32_t val)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->name[i] && !strcmp(s->name[i], name)) {
+            s->val[i] = val;
+            return;
+        }
+    if (s->n < VKI_MAX_SPEC) {
+        s->id[s->n] = UINT32_MAX;
+        s->name[s->n] = name;
+        s->val[s->n++] = val;
+    }
+}
+
+void vki_spec_namedf(vki_spec *s, const char *name, float val)
+{
+    uint32_t u;
+    memcpy(&u, &val, sizeof u);
+    vki_spec_named(s, name, u);
+}
+
+/* The ids of the named constants of spec, from the SPIR-V module: OpDecorate
+ * SpecId gives the constant id of a result id, OpName the result id's name
+ * (only decorated ones count: a variable may share a constant's name); both
+ * come before the first function. 0, or -1 with e naming the missing constant. */
+static int spec_resolve(const char *kernel, const uint32_t *spv, size_t spv_size, vki_spec *spec, vkimg_err *e)
+{
+    enum { OP_NAME = 5, OP_DECORATE = 71, OP_FUNCTION = 54, DEC_SPEC_ID = 1, MAX_DEC = 128 };
+    bool named = false;
+    for (uint32_t i = 0; i < spec->n; i++)
+        named |= spec->name[i] != NULL;
+    if (!named)
+        return 0;
+    uint32_t dec_target[MAX_DEC], dec_id[MAX_DEC];
+    int ndec = 0;
+    size_t nw = spv_size / 4;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t w = 5; w < nw;) { /* after the 5-word header */
+            uint32_t len = spv[w] >> 16, op = spv[w] & 0xffff;
+            if (len == 0 || w + len > nw || op == OP_FUNCTION)
+                break;
+            if (pass == 0 && op == OP_DECORATE && len >= 4 && spv[w + 2] == DEC_SPEC_ID && ndec < MAX_DEC) {
+                dec_target[ndec] = spv[w + 1];
+                dec_id[ndec++] = spv[w + 3];
+            } else if (pass == 1 && op == OP_NAME && len >= 3) {
+                const char *str = (const char *)&spv[w + 2];
+                size_t max = (len - 2) * 4;
+                for (uint32_t i = 0; i < spec->n; i++)
+                    if (spec->name[i] && strnlen(str, max) < max && !strcmp(str, spec->name[i]))
+                        for (int d = 0; d < ndec; d++)
+                            if (dec_target[d] == spv[w + 1])
+                                spec->id[i] = dec_id[d];
+            }
+            w += len;
+        }
+    for (uint32_t i = 0; i < spec->n; i++) {
+        if (spec->name[i] && spec->id[i] == UINT32_MAX)
+            return vki_fail(e, VKIMG_E_RUNTIME, "%s: the shader has no specialization constant '%s'", kernel,
+                            spec->name[i]);
+        spec->name[i] = NULL;
+    }
+    return 0;
+}
+
+static bool spec_equal(const vki_spec *a, const vki_spec *b)
+{
+    return a->n == b->n && !memcmp(a->id, b->id, a->n * sizeof a->id[0]) && !memcmp(a->val, b->val, a->n * sizeof a->val[0]);
+}
+
+static int kernel_get_locked(vki_gpu *g, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
+                             uint32_t push_size, vki_kernel **out, vkimg_err *e);
+
+int vki_kernel_get(vki_gpu *g, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
+                   uint32_t push_size, vki_kernel **out, vkimg_err *e)
+{
+    vki_spec resolved = *spec;
+    if (spec_resolve(name, spv, spv_size, &resolved, e))
+        return e ? e->code : VKIMG_E_RUNTIME;
+    pthread_mutex_lock(&g->lock);
+    int rc = kernel_get_locked(g, name, spv, spv_size, &resolved, push_size, out, e);
+    pthread_mutex_unlock(&g->lock);
+    return rc;
+}
+
+static int kernel_get_locked(vki_gpu *g, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
+                             uint32_t push_size, vki_kernel **out, vkimg_err *e)
+{
+    for (vki_kernel *k = g->kernels; k; k = k->next)
+        if (k->spv == spv && k->push_size == push_size && spec_equal(&k->spec, spec)) {
+            *out = k;
+            return 0;
+        }
+    if (push_size > g->lim.max_push)
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: %u bytes of push constants, over the device's %u", name, push_size,
+                        g->lim.max_push);
+    vki_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
+    k->spv = spv;
+    k->spv_size = spv_size;
+    k->spec = *spec;
+    k->push_size = push_size;
+    snprintf(k->name, sizeof k->name, "%s", name);
+    VkShaderModuleCreateInfo smci = { .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv_size, .pCode = spv };
+    VKI_VK(vkCreateShaderModule(g->dev, &smci, NULL, &k->module));
+    VkPushConstantRange pcr = { .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = (push_size + 3u) & ~3u };
+    VkPipelineLayoutCreateInfo plci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .pushConstantRangeCount = push_size ? 1 : 0,
+        .pPushConstantRanges = &pcr,
+    };
+    VKI_VK(vkCreatePipelineLayout(g->dev, &plci, NULL, &k->layout));
+    VkSpecializationMapEntry map[VKI_MAX_SPEC];
+    for (uint32_t i = 0; i < spec->n; i++)
+        map[i] = (VkSpecializationMapEntry){ .constantID = spec->id[i], .offset = i * 4, .size = 4 };
+    VkSpecializationInfo si = { .mapEntryCount = spec->n, .pMapEntries = map, .dataSize = spec->n * 4, .pData = k->spec.val };
+    VkComputePipelineCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = k->module,
+            .pName = "main",
+            .pSpecializationInfo = &si,
+        },
+        .layout = k->layout,
+    };
+    double t0 = vki_now_ms();
+    VKI_VK(vkCreateComputePipelines(g->dev, g->cache, 1, &cpci, NULL, &k->pipe));
+    vki_gpu_log(g, VKIMG_LOG_DEBUG, "pipeline %s created in %.2f ms", name, vki_now_ms() - t0);
+    k->next = g->kernels;
+    g->kernels = k;
+    *out = k;
+    return 0;
+fail:
+    if (k->pipe)
+        vkDestroyPipeline(g->dev, k->pipe, NULL);
+    if (k->layout)
+        vkDestroyPipelineLayout(g->dev, k->layout, NULL);
+    if (k->module)
+        vkDestroyShaderModule(g->dev, k->module, NULL);
+    free(k);
+    return e->code;
+}
+
+void vki_gpu_drop_kernels(vki_gpu *g)
+{
+    for (vki_kernel *k = g->kernels, *next; k; k = next) {
+        next = k->next;
+        vkDestroyPipeline(g->dev, k->pipe, NULL);
+        vkDestroyPipelineLayout(g->dev, k->layout, NULL);
+        vkDestroyShaderModule(g->dev, k->module, NULL);
+        free(k);
+    }
+    g->kernels = NULL;
+}

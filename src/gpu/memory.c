@@ -1,0 +1,244 @@
+/* Memory types, buffers and the pool of idle buffers. */
+#include "gpu/gpu_priv.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int find_memory(const vki_gpu *g, uint32_t bits, VkMemoryPropertyFlags need, VkMemoryPropertyFlags want,
+                       VkMemoryPropertyFlags avoid)
+{
+    int best = -1, best_score = -1;
+    for (uint32_t i = 0; i < g->mem.memoryTypeCount; i++) {
+        VkMemoryPropertyFlags f = g->mem.memoryTypes[i].propertyFlags;
+        if (!(bits & (1u << i)) || (f & need) != need)
+            continue;
+        int score = 2 * __builtin_popcount(f & want) + !(f & avoid);
+        if (score > best_score) {
+            best = (int)i;
+            best_score = score;
+        }
+    }
+    return best;
+}
+
+static double mib(VkDeviceSize s) { return s / 1048576.0; }
+
+static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, const char *what, vki_buf *b,
+                      vkimg_err *e);
+static void buf_free(vki_gpu *g, vki_buf *b);
+
+int vki_buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e)
+{
+    return buf_create(g, size, kind, false, what, b, e);
+}
+
+int vki_buf_create_shared(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e)
+{
+    return buf_create(g, size, kind, true, what, b, e);
+}
+
+/* The idle buffer of the pool with this key, if any (the newest: its pages are
+ * the likeliest to be warm). */
+static bool pool_take(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, vki_buf *b)
+{
+    bool found = false;
+    pthread_mutex_lock(&g->plock);
+    for (int i = g->pool_n - 1; i >= 0; i--) {
+        vki_buf *p = &g->pool[i];
+        if (p->size == size && p->kind == kind && p->shared == shared) {
+            *b = *p;
+            memmove(p, p + 1, (size_t)(g->pool_n - i - 1) * sizeof *p);
+            g->pool_n--;
+            g->pool_bytes -= size;
+            found = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g->plock);
+    return found;
+}
+
+void vki_pool_init(vki_gpu *g)
+{
+    VkDeviceSize cap = (VkDeviceSize)1 << 30;
+    if (g->lim.device_heap && g->lim.device_heap / 8 < cap)
+        cap = g->lim.device_heap / 8;
+    long mb = vki_env_long("VKIMG_BUFFER_POOL_MB", -1, 0, 1L << 30);
+    g->pool_cap = mb >= 0 ? (VkDeviceSize)mb << 20 : cap;
+    g->pool_n = 0;
+    g->pool_bytes = 0;
+}
+
+static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, const char *what, vki_buf *b,
+                      vkimg_err *e)
+{
+    memset(b, 0, sizeof *b);
+    if (size == 0)
+        size = 4;
+    if (g->lock_init && pool_take(g, size, kind, shared, b))
+        return 0;
+    if (size > g->lim.max_buffer || size > g->lim.max_alloc)
+        return vki_fail(e, VKIMG_E_RUNTIME,
+                        "%s needs %.1f MiB, over the device's limit of %.1f MiB per buffer "
+                        "(maxMemoryAllocationSize/maxBufferSize of %s)",
+                        what, mib(size), mib(g->lim.max_alloc < g->lim.max_buffer ? g->lim.max_alloc : g->lim.max_buffer),
+                        g->props.deviceName);
+    VkBufferUsageFlags usage = 0;
+    VkMemoryPropertyFlags need = 0, want = 0, avoid = 0;
+    bool address = false;
+    switch (kind) {
+    case VKI_MEM_DEVICE:
+        usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+        address = true;
+        break;
+    case VKI_MEM_UPLOAD:
+        usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+        need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        avoid = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; /* keep scarce BAR memory free */
+        break;
+    case VKI_MEM_READBACK:
+        usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+        want = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        break;
+    case VKI_MEM_MAPPED:
+        usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        need = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+        want = VK_MEMORY_PROPERTY_HOST_CACHED_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        address = true;
+        break;
+    case VKI_MEM_CONST:
+        usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+        need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        address = true;
+        break;
+    }
+    if (address)
+        usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    /* Two families: CONCURRENT, so that neither needs an ownership transfer
+     * (a release/acquire barrier pair on both queues) for every image. One
+     * family (VKIMG_SPLIT_QUEUES): EXCLUSIVE is right, CONCURRENT is invalid. */
+    uint32_t fams[2] = { g->qfam, (uint32_t)g->xfam };
+    if (shared && g->xqueue && g->xfam != (int)g->qfam) {
+        bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
+        bci.queueFamilyIndexCount = 2;
+        bci.pQueueFamilyIndices = fams;
+    }
+    VKI_VK(vkCreateBuffer(g->dev, &bci, NULL, &b->buf));
+    b->size = size;
+    b->kind = kind;
+    b->shared = shared;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(g->dev, b->buf, &req);
+    int type = find_memory(g, req.memoryTypeBits, need, want, avoid);
+    if (type < 0) {
+        vki_fail(e, VKIMG_E_RUNTIME, "%s: no suitable memory type on %s", what, g->props.deviceName);
+        goto fail;
+    }
+    VkMemoryAllocateFlagsInfo flags = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+        .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+    };
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .pNext = address ? &flags : NULL,
+        .allocationSize = req.size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    VkResult r = vkAllocateMemory(g->dev, &mai, NULL, &b->mem);
+    if (r != VK_SUCCESS) {
+        vki_fail(e, VKIMG_E_RUNTIME, "Vulkan: vkAllocateMemory failed: %s (%s, %.1f MiB)", vki_vk_result_name(r), what,
+                 mib(req.size));
+        goto fail;
+    }
+    atomic_fetch_add(&g->allocs, 1);
+    VKI_VK(vkBindBufferMemory(g->dev, b->buf, b->mem, 0));
+    VkMemoryPropertyFlags f = g->mem.memoryTypes[type].propertyFlags;
+    b->coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    if (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT && kind != VKI_MEM_DEVICE)
+        VKI_VK(vkMapMemory(g->dev, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map));
+    if (b->map && g->uma) /* ordinary host memory: fewer page faults on first touch */
+        vki_advise_huge(b->map, (size_t)size);
+    if (address) {
+        VkBufferDeviceAddressInfo ai = { .sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, .buffer = b->buf };
+        b->addr = vkGetBufferDeviceAddress(g->dev, &ai);
+    }
+    return 0;
+fail:
+    buf_free(g, b);
+    return e->code;
+}
+
+static void buf_free(vki_gpu *g, vki_buf *b)
+{
+    if (!b || !g->dev)
+        return;
+    if (b->map)
+        vkUnmapMemory(g->dev, b->mem);
+    vkDestroyBuffer(g->dev, b->buf, NULL);
+    vkFreeMemory(g->dev, b->mem, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+void vki_buf_destroy(vki_gpu *g, vki_buf *b)
+{
+    if (!b || !g->dev)
+        return;
+    if (!b->buf || !b->mem || !g->lock_init || b->size > g->pool_cap) {
+        buf_free(g, b);
+        return;
+    }
+    vki_buf old[VKI_POOL_MAX];
+    int nold = 0;
+    pthread_mutex_lock(&g->plock);
+    while (g->pool_n > 0 && (g->pool_n == VKI_POOL_MAX || g->pool_bytes + b->size > g->pool_cap)) {
+        old[nold++] = g->pool[0]; /* the oldest goes */
+        g->pool_bytes -= g->pool[0].size;
+        memmove(g->pool, g->pool + 1, (size_t)(--g->pool_n) * sizeof g->pool[0]);
+    }
+    g->pool[g->pool_n++] = *b;
+    g->pool_bytes += b->size;
+    pthread_mutex_unlock(&g->plock);
+    for (int i = 0; i < nold; i++)
+        buf_free(g, &old[i]);
+    memset(b, 0, sizeof *b);
+}
+
+int vki_buf_flush(vki_gpu *g, vki_buf *b, vkimg_err *e)
+{
+    if (b->coherent)
+        return 0;
+    VkMappedMemoryRange r = { .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = b->mem, .size = VK_WHOLE_SIZE };
+    VKI_VK(vkFlushMappedMemoryRanges(g->dev, 1, &r));
+    return 0;
+fail:
+    return e->code;
+}
+
+int vki_buf_invalidate(vki_gpu *g, vki_buf *b, vkimg_err *e)
+{
+    if (b->coherent)
+        return 0;
+    VkMappedMemoryRange r = { .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = b->mem, .size = VK_WHOLE_SIZE };
+    VKI_VK(vkInvalidateMappedMemoryRanges(g->dev, 1, &r));
+    return 0;
+fail:
+    return e->code;
+}
+
+void vki_pool_clear(vki_gpu *g)
+{
+    for (int i = 0; i < g->pool_n; i++)
+        buf_free(g, &g->pool[i]);
+    g->pool_n = 0;
+    g->pool_bytes = 0;
+}

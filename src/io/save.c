@@ -1,0 +1,131 @@
+/* Image encode: PNG (png_enc.c), JPEG (jpeg.c), NPY (npy.c), BMP/TGA/HDR
+ * through stb_image_write; written atomically (file.c). */
+#include "io/io_priv.h"
+#include "core/util.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stb_image_write.h>
+
+
+typedef struct membuf {
+    unsigned char *p;
+    size_t n, cap;
+    int oom;
+} membuf;
+
+static void membuf_write(void *ctx, void *data, int size)
+{
+    membuf *m = ctx;
+    if (m->oom || size <= 0)
+        return;
+    size_t s = (size_t)size;
+    if (s > m->cap - m->n) {
+        size_t cap = m->cap ? m->cap : 65536;
+        while (cap - m->n < s) {
+            if (cap > SIZE_MAX / 2) {
+                m->oom = 1;
+                return;
+            }
+            cap *= 2;
+        }
+        unsigned char *p = realloc(m->p, cap);
+        if (!p) {
+            m->oom = 1;
+            return;
+        }
+        m->p = p;
+        m->cap = cap;
+    }
+    memcpy(m->p + m->n, data, s);
+    m->n += s;
+}
+
+int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o, vkimg_err *e)
+{
+    if (!path || !*path)
+        return vki_fail(e, VKIMG_E_USAGE, "empty output path");
+    vkimg_file_kind k;
+    int rc = vki_output_kind(path, &k, e);
+    if (rc)
+        return rc;
+    size_t bytes = vkimg_image_bytes(im);
+    if (!im || !im->data || !bytes)
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: invalid image (%dx%dx%d %s)", path, im ? im->w : 0, im ? im->h : 0,
+                        im ? im->c : 0, im ? vkimg_fmt_name(im->fmt) : "-");
+    vkimg_fmt want = vkimg_file_fmt(k, im->fmt);
+    if (im->fmt != want)
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: %s takes %s samples, the image has %s", path, vki_kind_name(k),
+                        k == VKIMG_FILE_PNG ? "u8 or u16" : vkimg_fmt_name(want), vkimg_fmt_name(im->fmt));
+    /* each option is checked where it applies */
+    int quality = o ? o->quality : 0, level = o ? o->png_level : -1;
+    if (quality == 0)
+        quality = 90;
+    if (k == VKIMG_FILE_JPEG && (quality < 1 || quality > 100))
+        return vki_fail(e, VKIMG_E_USAGE, "%s: JPEG quality %d is outside 1..100", path, quality);
+    if (level == -1)
+        level = 6;
+    if (k == VKIMG_FILE_PNG && (level < 0 || level > 12))
+        return vki_fail(e, VKIMG_E_USAGE, "%s: PNG level %d is outside 0..12", path, level);
+
+    if (k == VKIMG_FILE_PNG) {
+        unsigned char *png;
+        size_t n;
+        vkimg_err pe;
+        if ((rc = vki_png_encode(im, level, &png, &n, &pe)))
+            return vki_fail(e, rc, "%s: %s", path, pe.msg);
+        rc = vki_write_atomic(path, png, n, e);
+        free(png);
+        return rc;
+    }
+    if (k == VKIMG_FILE_NPY) {
+        size_t shape[3] = { (size_t)im->h, (size_t)im->w, (size_t)im->c };
+        return vki_npy_save(path, vki_npy_descr(im->fmt), im->c == 1 ? 2 : 3, shape, im->data, bytes, e);
+    }
+
+    /* JPEG and TGA headers hold 16-bit sizes */
+    const int64_t w = im->w, h = im->h;
+    if ((k == VKIMG_FILE_JPEG || k == VKIMG_FILE_TGA) && (w > 65535 || h > 65535))
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: %s is limited to 65535x65535 pixels, the image is %dx%d", path,
+                        vki_kind_name(k), im->w, im->h);
+    if (k == VKIMG_FILE_JPEG) { /* TurboJPEG (jpeg.c): gray stays gray, alpha is dropped */
+        unsigned char *jpg;
+        size_t n;
+        vkimg_err je;
+        if ((rc = vki_jpeg_encode(im, quality, &jpg, &n, &je)))
+            return vki_fail(e, rc, "%s: %s", path, je.msg);
+        rc = vki_write_atomic(path, jpg, n, e);
+        free(jpg);
+        return rc;
+    }
+    /* stb_image_write computes offsets and sizes in int */
+    if ((w * 4 + 4) * h > INT_MAX - 4096) /* bytes of BMP/TGA, samples of HDR */
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: image too large for the %s writer (%dx%d)", path, vki_kind_name(k),
+                        im->w, im->h);
+    membuf m = { NULL, 0, 0, 0 };
+    int ok = 0;
+    switch (k) {
+    case VKIMG_FILE_BMP: /* 24-bit (gray expanded, gray+alpha loses alpha) or 32-bit RGBA */
+        ok = stbi_write_bmp_to_func(membuf_write, &m, im->w, im->h, im->c, im->data);
+        break;
+    case VKIMG_FILE_TGA: /* keeps 1-4 channels, RLE */
+        ok = stbi_write_tga_to_func(membuf_write, &m, im->w, im->h, im->c, im->data);
+        break;
+    case VKIMG_FILE_HDR: /* RGBE: gray expanded, alpha dropped */
+        ok = stbi_write_hdr_to_func(membuf_write, &m, im->w, im->h, im->c, im->data);
+        break;
+    default:
+        break;
+    }
+    if (!ok || m.oom || !m.n) {
+        free(m.p);
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: %s encoding failed%s", path, vki_kind_name(k),
+                        m.oom ? ": out of memory" : "");
+    }
+    rc = vki_write_atomic(path, m.p, m.n, e);
+    free(m.p);
+    return rc;
+}

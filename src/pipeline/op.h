@@ -1,0 +1,62 @@
+/* Op descriptors. One op = one descriptor (src/ops/NAME.c) + one shader
+ * (shaders/ops/NAME.comp). The parser, `vkimg ops`, the README table and bench all
+ * read the descriptor. This header includes no Vulkan headers. */
+#ifndef VKI_OP_H
+#define VKI_OP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define VKI_MAX_OPTS 8
+
+typedef enum vki_opt_type {
+    VKI_OPT_FLOAT,
+    VKI_OPT_INT,
+    VKI_OPT_ENUM, /* value = index into choices */
+    VKI_OPT_BOOL, /* 0/1; accepts 0,1,true,false,yes,no,on,off */
+} vki_opt_type;
+
+typedef struct vki_opt {
+    const char *name;
+    vki_opt_type type;
+    double def;               /* default value (ENUM: index) */
+    double min, max;          /* inclusive range for FLOAT/INT */
+    bool min_exclusive;       /* e.g. sigma > 0 */
+    const char *const *choices; /* ENUM: NULL-terminated names */
+    const char *auto_default; /* if non-NULL, the default is computed and this text
+                                 describes it ("ceil(3*sigma)"); set[] stays false */
+    const char *help;
+} vki_opt;
+
+typedef struct vki_args {
+    double v[VKI_MAX_OPTS];
+    bool set[VKI_MAX_OPTS]; /* given explicitly by the user */
+} vki_args;
+
+struct vki_rec;  /* exec's recording context (src/exec.h) */
+struct vki_step; /* one op of a planned pipeline (src/exec.h) */
+
+typedef struct vki_op_desc {
+    const char *name;
+    const char *help; /* one line */
+    const vki_opt *opts;
+    int nopts;
+    /* Output channels for in_c input channels (NULL: same as input). */
+    int (*out_channels)(int in_c, const vki_args *a);
+    /* Ops whose result is data, not a picture (integral): the sample format they
+     * write. Such an op must be the last; its output goes to .npy. */
+    bool data_output;
+    int data_fmt; /* vkimg_fmt */
+    /* Output size for an input of w x h (NULL: the same). Returns 0, or -1 with
+     * a one-line reason in why (e.g. nothing left of the image after a crop). */
+    int (*out_size)(int w, int h, const vki_args *a, int *out_w, int *out_h, char *why, size_t n);
+    /* Cross-option validation after parsing (e.g. radius vs sigma); may fill
+     * defaults. Returns 0, or -1 with a one-line reason in why and the index of
+     * the offending option in *bad_opt (-1 = the op as a whole). */
+    int (*check)(vki_args *a, char *why, size_t n, int *bad_opt);
+    /* Records the op's dispatches (src/exec.h). Returns 0 or a VKIMG_E_* code
+     * with the message set through the recording context. */
+    int (*record)(struct vki_rec *r, const struct vki_step *s);
+} vki_op_desc;
+
+#endif

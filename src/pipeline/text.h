@@ -1,0 +1,40 @@
+/* Text building for the pipeline layer: an snprintf-style accumulator, and
+ * option values, defaults and ranges written as the parser reads them back. */
+#ifndef VKI_PIPELINE_TEXT_H
+#define VKI_PIPELINE_TEXT_H
+
+#include "pipeline/op.h"
+#include "core/util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* snprintf-style accumulation: writes what fits (always NUL-terminated when
+ * n > 0), counts everything. */
+typedef struct sbuf {
+    char *buf;
+    size_t n;
+    size_t len;
+} sbuf;
+
+void sb_init(sbuf *b, char *buf, size_t n);
+void sb_printf(sbuf *b, const char *fmt, ...) VKI_PRINTF(2, 3);
+void sb_mem(sbuf *b, const char *s, size_t k);
+void sb_str(sbuf *b, const char *s);
+/* The length of everything written, as snprintf returns it (INT_MAX at most). */
+int sb_result(const sbuf *b);
+/* Text for a Markdown table cell: escapes what Markdown would interpret. */
+void sb_md(sbuf *b, const char *s);
+
+/* Shortest text that reads back as v (buf: 40 bytes). */
+const char *vki_fmt_num(double v, char buf[40]);
+/* A FLOAT/INT option with a range declared (all zero: unbounded). */
+bool vki_opt_has_range(const vki_opt *o);
+/* "> 0 and <= 1000" or "0..4096" (nothing when unbounded). */
+void sb_range(sbuf *b, const vki_opt *o);
+/* The value of option o as the parser reads it back. */
+void sb_value(sbuf *b, const vki_opt *o, double v);
+/* The default: the value, or the text of an auto default ("ceil(3*sigma)"). */
+void sb_default(sbuf *b, const vki_opt *o);
+
+#endif
