@@ -301,15 +301,17 @@ static void roff(FILE *f, const char *s)
 static void man_table(const cli_opt *t, int n, FILE *f)
 {
     for (int i = 0; i < n; i++) {
-        fputs(".TP\n.B ", f);
+        fputs(t[i].arg ? ".TP\n.BI \"" : ".TP\n.B \"", f);
         if (t[i].alias) {
             roff(f, t[i].alias);
             fputs(", ", f);
         }
         roff(f, t[i].name);
+        fputc('"', f);
         if (t[i].arg) {
-            fputs(" \" \"\n.I ", f);
+            fputs(" \" ", f);
             roff(f, t[i].arg);
+            fputc('"', f);
         }
         fputc('\n', f);
         roff(f, t[i].help);

@@ -77,7 +77,11 @@ static void man_page(FILE *f, const cli_command *const *cmds, int ncmds)
         fputs(buf, f);
         free(buf);
     }
-    fputs(".SH ENVIRONMENT\n"
+    fputs(".SH EXIT STATUS\n"
+          "0 success, 1 runtime error (I/O, decode, device, output; in a batch: any file failed; validation "
+          "messages with \\-\\-validate), 2 usage error (arguments or pipeline). vkimg compare has idiff's: "
+          "0 PASS, 1 WARNING, 2 FAILURE, 3 the images differ in size or channels, 4 error.\n"
+          ".SH ENVIRONMENT\n"
           ".TP\n.B VKIMG_VALIDATE=1\nKhronos validation and synchronization validation (as \\-\\-validate).\n"
           ".TP\n.B VKIMG_NO_CACHE=1\nno on-disk pipeline cache (as \\-\\-no\\-cache).\n"
           ".TP\n.B VKIMG_BUFFER_POOL_MB\nthe device buffers a context keeps for reuse (default min(1024, heap/8)).\n"

@@ -176,17 +176,7 @@ void vki_gpu_destroy(vki_gpu *g)
         vkDestroyDevice(g->dev, NULL);
         g->dev = VK_NULL_HANDLE;
     }
-    if (g->messenger) {
-        PFN_vkDestroyDebugUtilsMessengerEXT destroy =
-            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(g->instance, "vkDestroyDebugUtilsMessengerEXT");
-        if (destroy)
-            destroy(g->instance, g->messenger, NULL);
-        g->messenger = VK_NULL_HANDLE;
-    }
-    if (g->instance) {
-        vkDestroyInstance(g->instance, NULL);
-        g->instance = VK_NULL_HANDLE;
-    }
+    vki_instance_destroy(g);
     if (g->lock_init) {
         pthread_mutex_destroy(&g->lock);
         pthread_mutex_destroy(&g->xlock);

@@ -106,6 +106,21 @@ int vki_instance_create(vki_gpu *g, bool validate, vkimg_err *e)
     return 0;
 }
 
+void vki_instance_destroy(vki_gpu *g)
+{
+    if (g->messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(g->instance, "vkDestroyDebugUtilsMessengerEXT");
+        if (destroy)
+            destroy(g->instance, g->messenger, NULL);
+        g->messenger = VK_NULL_HANDLE;
+    }
+    if (g->instance) {
+        vkDestroyInstance(g->instance, NULL);
+        g->instance = VK_NULL_HANDLE;
+    }
+}
+
 static const char *type_name(VkPhysicalDeviceType t)
 {
     switch (t) {
@@ -362,11 +377,11 @@ int vkimg_list_devices(char *buf, size_t n, vkimg_err *e)
             at = append(buf, n, at, "transfer queue: none (copies run on the compute queue)\n");
     }
     free(devs);
-    vki_gpu_destroy(&g);
+    vki_instance_destroy(&g);
     return 0;
 fail:
     free(devs);
-    vki_gpu_destroy(&g);
+    vki_instance_destroy(&g);
     return e->code;
 }
 
@@ -401,6 +416,6 @@ int vkimg_devices_all(int *idx, int max, vkimg_err *e)
         n = vki_device_pick(devs, nd, NULL, e) < 0 ? -1 : 0;
 done:
     free(devs);
-    vki_gpu_destroy(&g);
+    vki_instance_destroy(&g);
     return n;
 }

@@ -24,6 +24,8 @@ typedef struct dev_info {
  * devices, the default choice and --device selection. vki_device_pick returns the
  * index, or -(error code) with e filled. */
 int vki_instance_create(vki_gpu *g, bool validate, vkimg_err *e);
+/* Destroys the messenger and the instance (after the device). */
+void vki_instance_destroy(vki_gpu *g);
 int vki_devices_enumerate(VkInstance inst, dev_info **out, uint32_t *count, vkimg_err *e);
 int vki_device_pick(const dev_info *d, uint32_t n, const char *sel, vkimg_err *e);
 void vki_device_describe(const dev_info *d, char *buf, size_t n);

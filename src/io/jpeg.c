@@ -112,8 +112,9 @@ int vki_jpeg_encode(const vkimg_image *im, int quality, unsigned char **out, siz
     *outlen = 0;
     if (!im || !im->data || im->w <= 0 || im->h <= 0 || im->c < 1 || im->c > 4 || im->fmt != VKIMG_U8)
         return vki_fail(e, VKIMG_E_RUNTIME, "jpeg: invalid image (u8, 1-4 channels)");
-    if (quality < 1 || quality > 100)
-        return vki_fail(e, VKIMG_E_USAGE, "JPEG quality %d is outside 1..100", quality);
+    if (quality < VKIMG_QUALITY_MIN || quality > VKIMG_QUALITY_MAX)
+        return vki_fail(e, VKIMG_E_USAGE, "JPEG quality %d is outside %d..%d", quality, VKIMG_QUALITY_MIN,
+                        VKIMG_QUALITY_MAX);
     if (im->w > 65535 || im->h > 65535)
         return vki_fail(e, VKIMG_E_RUNTIME, "JPEG is limited to 65535x65535 pixels, the image is %dx%d", im->w, im->h);
 

@@ -19,7 +19,6 @@
 
 #include <stb_image.h>
 
-#define MAX_SIDE (1 << 24)
 
 static const char *stb_reason(void)
 {
@@ -27,23 +26,6 @@ static const char *stb_reason(void)
     return r && *r ? r : "unknown error";
 }
 
-
-int vki_check_dims(const char *name, uint64_t w, uint64_t h, uint64_t max_pixels, vkimg_err *e)
-{
-    if (!max_pixels)
-        max_pixels = VKIMG_DEFAULT_MAX_PIXELS;
-    if (w == 0 || h == 0)
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: image has no pixels (%llux%llu)", name, (unsigned long long)w,
-                        (unsigned long long)h);
-    if (w > MAX_SIDE || h > MAX_SIDE)
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: image is %llux%llu, a side over the limit of %d", name,
-                        (unsigned long long)w, (unsigned long long)h, MAX_SIDE);
-    if (w * h > max_pixels) /* both <= 2^24: no overflow */
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: image is %llux%llu = %llu pixels, over the limit of %llu (--max-pixels)",
-                        name, (unsigned long long)w, (unsigned long long)h, (unsigned long long)(w * h),
-                        (unsigned long long)max_pixels);
-    return 0;
-}
 
 static uint32_t get32be(const unsigned char *p)
 {

@@ -199,9 +199,10 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
     if (im->fmt != VKIMG_U8 && im->fmt != VKIMG_U16)
         return vki_fail(e, VKIMG_E_RUNTIME, "png: cannot encode %s samples (u8 or u16 only)", vkimg_fmt_name(im->fmt));
     if (level == -1)
-        level = 6;
-    if (level < 0 || level > 12)
-        return vki_fail(e, VKIMG_E_USAGE, "png: compression level %d is outside 0..12", level);
+        level = VKIMG_PNG_LEVEL_DEFAULT;
+    if (level < VKIMG_PNG_LEVEL_MIN || level > VKIMG_PNG_LEVEL_MAX)
+        return vki_fail(e, VKIMG_E_USAGE, "png: compression level %d is outside %d..%d", level, VKIMG_PNG_LEVEL_MIN,
+                        VKIMG_PNG_LEVEL_MAX);
     if (idat_max < 1 || idat_max > PNG_IDAT_MAX)
         idat_max = PNG_IDAT_MAX;
 

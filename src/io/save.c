@@ -63,13 +63,15 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
     /* each option is checked where it applies */
     int quality = o ? o->quality : 0, level = o ? o->png_level : -1;
     if (quality == 0)
-        quality = 90;
-    if (k == VKIMG_FILE_JPEG && (quality < 1 || quality > 100))
-        return vki_fail(e, VKIMG_E_USAGE, "%s: JPEG quality %d is outside 1..100", path, quality);
+        quality = VKIMG_QUALITY_DEFAULT;
+    if (k == VKIMG_FILE_JPEG && (quality < VKIMG_QUALITY_MIN || quality > VKIMG_QUALITY_MAX))
+        return vki_fail(e, VKIMG_E_USAGE, "%s: JPEG quality %d is outside %d..%d", path, quality, VKIMG_QUALITY_MIN,
+                        VKIMG_QUALITY_MAX);
     if (level == -1)
-        level = 6;
-    if (k == VKIMG_FILE_PNG && (level < 0 || level > 12))
-        return vki_fail(e, VKIMG_E_USAGE, "%s: PNG level %d is outside 0..12", path, level);
+        level = VKIMG_PNG_LEVEL_DEFAULT;
+    if (k == VKIMG_FILE_PNG && (level < VKIMG_PNG_LEVEL_MIN || level > VKIMG_PNG_LEVEL_MAX))
+        return vki_fail(e, VKIMG_E_USAGE, "%s: PNG level %d is outside %d..%d", path, level, VKIMG_PNG_LEVEL_MIN,
+                        VKIMG_PNG_LEVEL_MAX);
 
     if (k == VKIMG_FILE_PNG) {
         unsigned char *png;
