@@ -73,8 +73,19 @@ void store_px(uvec2 a, uint p, vec4 v)
     if (OUT_C > 3) store_sample(a, OUT_FMT, b + 3u, v.w);
 }
 
+// The push constants of a per-pixel op (vki_rec_pixels): declare them as
+//   layout(push_constant) uniform Push { PIXEL_PUSH  float my_param; ... } pc;
+// and find pixel pixel_index() (stop when it is >= pc.npx).
+#define PIXEL_PUSH uvec2 src, dst; uint npx;
+
 // Linear workgroup index of a 1D dispatch folded into x and y (exec.c).
 uint group_linear()
 {
     return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+}
+
+// The pixel of this invocation in a per-pixel op (one invocation per pixel).
+uint pixel_index()
+{
+    return group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 }

@@ -117,6 +117,13 @@ typedef struct vki_step {
 /* Fills the common spec constants (local size, formats, channels) of a step. */
 void vki_step_spec(const vki_step *s, vki_spec *spec, uint32_t lx, uint32_t ly, uint32_t lz);
 
+/* Records a per-pixel op: one invocation per pixel of a 1D dispatch, with the
+ * push constants the shader declares as `PIXEL_PUSH` (common.glsl: src, dst,
+ * npx) followed by `params` (params_size bytes of 4-byte scalars, at most 64).
+ * spec may carry the op's own named constants (NULL: none). */
+int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32_t *spv, size_t spv_size,
+                   const vki_spec *spec, const void *params, uint32_t params_size);
+
 /* A pipeline planned for one input: sizes and channels per stage, formats, and
  * the intermediate buffers (ping-pong, f32). The input and output live in the run. */
 typedef struct vki_plan {

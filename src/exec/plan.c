@@ -3,6 +3,7 @@
 #include "exec/exec.h"
 #include "core/util.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,27 @@ void vki_step_spec(const vki_step *s, vki_spec *spec, uint32_t lx, uint32_t ly, 
     vki_spec_set(spec, VKI_SPEC_OUT_FMT, s->out_fmt);
     vki_spec_set(spec, VKI_SPEC_IN_C, (uint32_t)s->in_c);
     vki_spec_set(spec, VKI_SPEC_OUT_C, (uint32_t)s->out_c);
+}
+
+int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32_t *spv, size_t spv_size,
+                   const vki_spec *spec, const void *params, uint32_t params_size)
+{
+    struct pixels_push {
+        vki_addr src, dst;
+        uint32_t npx;
+        unsigned char params[64];
+    } pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)((uint64_t)s->w * s->h), { 0 } };
+    if (params_size > sizeof pc.params || params_size % 4)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: %u bytes of parameters (4-byte scalars, at most %zu)", name,
+                        params_size, sizeof pc.params);
+    if (params_size)
+        memcpy(pc.params, params, params_size);
+    vki_spec sp = spec ? *spec : (vki_spec){ 0 };
+    uint32_t wg = vki_wg_1d(r->gpu);
+    vki_step_spec(s, &sp, wg, 1, 1);
+    uint64_t groups = ((uint64_t)s->w * s->h + wg - 1) / wg;
+    return vki_rec_dispatch_1d(r, name, spv, spv_size, &sp, &pc, (uint32_t)offsetof(struct pixels_push, params) + params_size,
+                               groups);
 }
 
 int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, vkimg_fmt in_fmt, vkimg_fmt out_fmt,
