@@ -106,6 +106,8 @@ typedef struct vki_step {
     int index;           /* position in the pipeline */
     int w, h;            /* input size */
     int out_w, out_h;    /* output size (the input's unless the op's out_size says otherwise) */
+    int geo_w, geo_h;    /* the input size the op's geometry was resolved against: w x h, or for
+                            the first op the size in the file when the decoder shrank it */
     int in_c, out_c;
     vkimg_fmt in_fmt, out_fmt;
     VkDeviceAddress in, out;
@@ -130,6 +132,7 @@ typedef struct vki_plan {
     const struct vkimg_pipeline *p;
     int n;
     int w[VKIMG_MAX_STAGES + 1], h[VKIMG_MAX_STAGES + 1], chans[VKIMG_MAX_STAGES + 1];
+    int geo_w, geo_h; /* the size stage 0's geometry is resolved against (w[0] x h[0], or the file's) */
     vkimg_fmt in_fmt, out_fmt;
     size_t in_bytes, out_bytes;
     VkDeviceAddress in, out; /* set by the caller before vki_plan_record */

@@ -54,6 +54,8 @@ int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, vk
     pl->n = n;
     pl->w[0] = w;
     pl->h[0] = h;
+    pl->geo_w = w;
+    pl->geo_h = h;
     pl->chans[0] = c;
     uint64_t samples = (uint64_t)w * (uint64_t)h * (uint64_t)c, inter[2] = { 0, 0 };
     for (int i = 0; i < n; i++) {
@@ -62,11 +64,12 @@ int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, vk
         pl->chans[i + 1] = d->out_channels ? d->out_channels(pl->chans[i], &op->args) : pl->chans[i];
         if (pl->chans[i + 1] < 1 || pl->chans[i + 1] > 4)
             return vki_fail(e, VKIMG_E_RUNTIME, "%s: can't produce %d channels", d->name, pl->chans[i + 1]);
-        pl->w[i + 1] = pl->w[i];
-        pl->h[i + 1] = pl->h[i];
+        int gw = i ? pl->w[i] : pl->geo_w, gh = i ? pl->h[i] : pl->geo_h;
+        pl->w[i + 1] = gw;
+        pl->h[i + 1] = gh;
         if (d->out_size) {
             char why[512] = "invalid output size";
-            if (d->out_size(pl->w[i], pl->h[i], &op->args, &pl->w[i + 1], &pl->h[i + 1], why, sizeof why))
+            if (d->out_size(gw, gh, &op->args, &pl->w[i + 1], &pl->h[i + 1], why, sizeof why))
                 return vki_fail(e, VKIMG_E_RUNTIME, "%s: %s", d->name, why);
         }
         uint64_t s = (uint64_t)pl->w[i + 1] * (uint64_t)pl->h[i + 1] * (uint64_t)pl->chans[i + 1];
@@ -111,6 +114,8 @@ int vki_plan_record(vki_plan *pl, vki_run *run)
             .h = pl->h[i],
             .out_w = pl->w[i + 1],
             .out_h = pl->h[i + 1],
+            .geo_w = i ? pl->w[i] : pl->geo_w,
+            .geo_h = i ? pl->h[i] : pl->geo_h,
             .in_c = pl->chans[i],
             .out_c = pl->chans[i + 1],
             .in_fmt = i == 0 ? pl->in_fmt : VKIMG_F32,

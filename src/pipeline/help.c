@@ -34,9 +34,12 @@ int vkimg_pipeline_describe(const vkimg_pipeline *p, char *buf, size_t n)
     for (int i = 0; p && i < p->n; i++) {
         const vki_op_desc *d = p->ops[i].desc;
         sb_printf(&b, "%s%s", i ? "," : "", d->name);
-        for (int k = 0; k < d->nopts && k < VKI_MAX_OPTS; k++) {
-            sb_printf(&b, "%s%s=", k ? ":" : "=", d->opts[k].name);
-            sb_value(&b, &d->opts[k], p->ops[i].args.v[k]);
+        for (int k = 0, first = 1; k < d->nopts && k < VKI_MAX_OPTS; k++) {
+            if (d->opts[k].type == VKI_OPT_TEXT && !p->ops[i].args.v[k])
+                continue; /* an optional text option left out */
+            sb_printf(&b, "%s%s=", first ? "=" : ":", d->opts[k].name);
+            sb_value(&b, &d->opts[k], p->ops[i].args.v[k], p->ops[i].args.x[k]);
+            first = 0;
         }
     }
     return sb_result(&b);
@@ -76,6 +79,9 @@ static void sb_placeholder(sbuf *b, const vki_opt *o)
         for (int k = 0; o->choices && o->choices[k]; k++)
             sb_printf(b, "%s%s", k ? "|" : "", o->choices[k]);
         break;
+    case VKI_OPT_TEXT:
+        sb_str(b, o->placeholder ? o->placeholder : "TEXT");
+        break;
     }
 }
 
@@ -98,6 +104,9 @@ static void sb_kind(sbuf *b, const vki_opt *o)
         break;
     case VKI_OPT_BOOL:
         sb_str(b, "bool (0/1, true/false, yes/no, on/off)");
+        break;
+    case VKI_OPT_TEXT:
+        sb_str(b, o->placeholder ? o->placeholder : "text");
         break;
     }
 }
@@ -173,7 +182,11 @@ static void help_markdown(sbuf *b, const vki_op_desc *const *ops, int nops)
                 sb_str(b, "<br>");
             sb_printf(b, "`%s` (", o->name);
             sb_init(&t, tmp, sizeof tmp);
-            sb_str(&t, o->type == VKI_OPT_FLOAT ? "float" : o->type == VKI_OPT_INT ? "int" : o->type == VKI_OPT_BOOL ? "bool" : "");
+            sb_str(&t, o->type == VKI_OPT_FLOAT  ? "float"
+                       : o->type == VKI_OPT_INT  ? "int"
+                       : o->type == VKI_OPT_BOOL ? "bool"
+                       : o->type == VKI_OPT_TEXT ? (o->placeholder ? o->placeholder : "text")
+                                                 : "");
             if (t.len)
                 sb_str(&t, ", ");
             sb_str(&t, "default ");

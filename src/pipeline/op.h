@@ -14,7 +14,10 @@ typedef enum vki_opt_type {
     VKI_OPT_INT,
     VKI_OPT_ENUM, /* value = index into choices */
     VKI_OPT_BOOL, /* 0/1; accepts 0,1,true,false,yes,no,on,off */
+    VKI_OPT_TEXT, /* a syntax of its own (geometry, colour): parse() fills x[k][] */
 } vki_opt_type;
+
+#define VKI_TEXT_VALUES 6 /* numbers a TEXT option's parse() may produce */
 
 typedef struct vki_opt {
     const char *name;
@@ -26,11 +29,21 @@ typedef struct vki_opt {
     const char *auto_default; /* if non-NULL, the default is computed and this text
                                  describes it ("ceil(3*sigma)"); set[] stays false */
     const char *help;
+    /* TEXT: the syntax for help ("WxH[^!<>]"), the default text (parsed like a
+     * given value; NULL: the option must be given, unless `optional`), and the
+     * functions that read the text into x[] (0, or -1 with a reason in why) and
+     * write x[] back as text that reads back the same. */
+    const char *placeholder;
+    const char *def_text;
+    bool optional;
+    int (*parse)(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why, size_t wn);
+    void (*format)(const double x[VKI_TEXT_VALUES], char *buf, size_t n);
 } vki_opt;
 
 typedef struct vki_args {
-    double v[VKI_MAX_OPTS];
+    double v[VKI_MAX_OPTS]; /* TEXT: 1 if it has a value (given or its default) */
     bool set[VKI_MAX_OPTS]; /* given explicitly by the user */
+    double x[VKI_MAX_OPTS][VKI_TEXT_VALUES]; /* TEXT: what parse() read */
 } vki_args;
 
 struct vki_rec;  /* exec's recording context (src/exec.h) */

@@ -168,12 +168,30 @@ static int fail_range(parser *p, const vki_op_desc *d, const vki_opt *o, int pos
     return vki_fail_at(p->e, pos, "%s: %s must be between %s and %s (got %s)", d->name, o->name, lo, hi, q.s);
 }
 
-/* Reads the value token [pos, pos+n) for option o into *out. */
-static int parse_value(parser *p, const vki_op_desc *d, const vki_opt *o, int pos, int n, double *out)
+/* A TEXT option's value: parse() reads it into x. */
+static int parse_text(vkimg_err *e, const vki_op_desc *d, const vki_opt *o, const char *t, int n, int pos,
+                      double x[VKI_TEXT_VALUES])
 {
+    char why[256] = "invalid value";
+    memset(x, 0, VKI_TEXT_VALUES * sizeof *x);
+    if (o->parse(t, (size_t)n, x, why, sizeof why) == 0)
+        return 0;
+    quoted q = quote(t, n);
+    return vki_fail_at(e, pos, "%s: %s: '%s': %s (syntax: %s)", d->name, o->name, q.s, why,
+                       o->placeholder ? o->placeholder : "see 'vkimg ops'");
+}
+
+/* Reads the value token [pos, pos+n) for option k of d into a. */
+static int parse_value(parser *p, const vki_op_desc *d, int which, int pos, int n, vki_args *a)
+{
+    const vki_opt *o = &d->opts[which];
+    double *out = &a->v[which];
     const char *t = p->s + pos;
     quoted q = quote(t, n);
     switch (o->type) {
+    case VKI_OPT_TEXT:
+        *out = 1;
+        return parse_text(p->e, d, o, t, n, pos, a->x[which]);
     case VKI_OPT_ENUM: {
         for (int k = 0; o->choices && o->choices[k]; k++)
             if ((int)strlen(o->choices[k]) == n && !memcmp(o->choices[k], t, (size_t)n)) {
@@ -281,7 +299,7 @@ static int parse_items(parser *p, const vki_op_desc *d, vki_args *a, int pos[VKI
             vpos = item;
             vn = n1;
         }
-        int rc = parse_value(p, d, &d->opts[k], vpos, vn, &a->v[k]);
+        int rc = parse_value(p, d, k, vpos, vn, a);
         if (rc)
             return rc;
         a->set[k] = true;
@@ -344,9 +362,22 @@ static int parse_op(parser *p, vki_pipe_op *op)
         return vki_fail_at(p->e, p->i, "unexpected character '%s'", quote_char(c).s);
     }
     /* defaults, then the descriptor's own validation (auto defaults) */
-    for (int k = 0; k < d->nopts && k < VKI_MAX_OPTS; k++)
-        if (!op->args.set[k])
-            op->args.v[k] = d->opts[k].def;
+    for (int k = 0; k < d->nopts && k < VKI_MAX_OPTS; k++) {
+        const vki_opt *o = &d->opts[k];
+        if (op->args.set[k])
+            continue;
+        if (o->type != VKI_OPT_TEXT) {
+            op->args.v[k] = o->def;
+        } else if (o->def_text) {
+            int rc = parse_text(p->e, d, o, o->def_text, (int)strlen(o->def_text), start, op->args.x[k]);
+            if (rc)
+                return rc;
+            op->args.v[k] = 1;
+        } else if (!o->optional) {
+            return vki_fail_at(p->e, start, "%s: missing %s (%s)", d->name, o->name,
+                               o->placeholder ? o->placeholder : "see 'vkimg ops'");
+        }
+    }
     if (d->check) {
         char why[512] = "invalid options";
         int bad = -1;

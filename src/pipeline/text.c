@@ -106,10 +106,17 @@ static const char *bool_name(double v)
 }
 
 /* The value of option o as the parser reads it back. */
-void sb_value(sbuf *b, const vki_opt *o, double v)
+void sb_value(sbuf *b, const vki_opt *o, double v, const double *x)
 {
     char num[40];
     switch (o->type) {
+    case VKI_OPT_TEXT: {
+        char t[256] = "";
+        if (x && o->format)
+            o->format(x, t, sizeof t);
+        sb_str(b, t);
+        break;
+    }
     case VKI_OPT_ENUM: {
         int k = (int)v, i = 0;
         while (o->choices && o->choices[i] && i < k)
@@ -135,6 +142,8 @@ void sb_default(sbuf *b, const vki_opt *o)
 {
     if (o->auto_default)
         sb_str(b, o->auto_default);
+    else if (o->type == VKI_OPT_TEXT)
+        sb_str(b, o->def_text ? o->def_text : o->optional ? "none" : "(required)");
     else
-        sb_value(b, o, o->def);
+        sb_value(b, o, o->def, NULL);
 }

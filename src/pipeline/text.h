@@ -32,8 +32,8 @@ const char *vki_fmt_num(double v, char buf[40]);
 bool vki_opt_has_range(const vki_opt *o);
 /* "> 0 and <= 1000" or "0..4096" (nothing when unbounded). */
 void sb_range(sbuf *b, const vki_opt *o);
-/* The value of option o as the parser reads it back. */
-void sb_value(sbuf *b, const vki_opt *o, double v);
+/* The value of option o as the parser reads it back (TEXT: from x). */
+void sb_value(sbuf *b, const vki_opt *o, double v, const double *x);
 /* The default: the value, or the text of an auto default ("ceil(3*sigma)"). */
 void sb_default(sbuf *b, const vki_opt *o);
 
