@@ -91,9 +91,13 @@ static void run_job(batch *b, job *j)
 {
     double t0 = cli_now_ms();
     vkimg_err e = { 0 };
-    vkimg_image src = { 0 }, dst = { 0 };
+    vkimg_image src = { 0 }, one = { 0 }, *levels = NULL;
+    int nlevels = 0;
     struct stat st;
-    if (b->cfg->skip_existing && !stat(j->out, &st)) {
+    char *level0 = vkimg_level_path(j->out, 0);
+    bool exists = !stat(level0 ? level0 : j->out, &st);
+    free(level0);
+    if (b->cfg->skip_existing && exists) {
         j->status = -1;
         return;
     }
@@ -110,23 +114,38 @@ static void run_job(batch *b, job *j)
         goto fail;
     }
     vkimg_run_opts ro = { .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src.fmt), .timing = &j->timing };
+    int n = vkimg_pipeline_outputs(b->cfg->p, &src, &ro, &e);
+    if (n < 1)
+        goto fail;
+    if (n > 1 && !(levels = calloc((size_t)n, sizeof *levels))) {
+        snprintf(e.msg, sizeof e.msg, "out of memory");
+        goto fail;
+    }
+    nlevels = levels ? n : 0;
+    vkimg_image *dst = n > 1 ? levels : &one;
     t = cli_now_ms();
     batch_dev *d = gpu_acquire(b);
     j->device = d->index;
-    int rc = vkimg_run(d->ctx, b->cfg->p, &src, &ro, &dst, &e);
+    int rc = vkimg_run_n(d->ctx, b->cfg->p, &src, &ro, dst, n, &e);
     gpu_release(b, d);
     j->gpu_ms = cli_now_ms() - t;
     vkimg_image_free(&src);
     if (rc)
         goto fail;
-    j->oc = dst.c;
+    j->oc = dst[0].c;
     t = cli_now_ms();
-    if (vkimg_save(j->out, &dst, &b->cfg->so, &e))
+    if (vkimg_pipeline_writes_levels(b->cfg->p) ? vkimg_save_levels(j->out, dst, n, &b->cfg->so, &e)
+                                                : vkimg_save(j->out, dst, &b->cfg->so, &e))
         goto fail;
     j->encode_ms = cli_now_ms() - t;
-    vkimg_image_free(&dst);
-    if (!stat(j->out, &st))
-        j->bytes = (long long)st.st_size;
+    for (int k = 0; k < n; k++) {
+        char *path = vkimg_level_path(j->out, k);
+        if (!stat(path ? path : j->out, &st))
+            j->bytes += (long long)st.st_size;
+        free(path);
+        vkimg_image_free(&dst[k]);
+    }
+    free(levels);
     j->total_ms = cli_now_ms() - t0;
     j->timing.decode_ms = j->decode_ms;
     j->timing.encode_ms = j->encode_ms;
@@ -134,7 +153,10 @@ static void run_job(batch *b, job *j)
     return;
 fail:
     vkimg_image_free(&src);
-    vkimg_image_free(&dst);
+    vkimg_image_free(&one);
+    for (int k = 0; k < nlevels; k++)
+        vkimg_image_free(&levels[k]);
+    free(levels);
     j->status = 1;
     snprintf(j->err, sizeof j->err, "%s", e.msg);
     j->total_ms = cli_now_ms() - t0;

@@ -187,6 +187,8 @@ int cli_expand_template(const char *t, const char *in, int idx, char *buf, size_
             else if (!strncmp(p, "{index}", 7)) {
                 snprintf(num, sizeof num, "%d", idx);
                 rep = num, skip = 7;
+            } else if (!strncmp(p, "{level}", 7)) {
+                rep = "{level}", skip = 7; /* filled when the levels are written */
             } else {
                 return -1;
             }

@@ -22,7 +22,8 @@ int cli_expand_input(const char *arg, bool recursive, strvec *out);
 bool cli_input_is_single(const char *arg);
 
 /* Output path of input `in` (its index idx) under template t with {dir} {name}
- * {stem} {ext} {index}: 0, -1 for an unknown {field}, -2 when it does not fit. */
+ * {stem} {ext} {index} ({level} stays: mipmap levels fill it when they are
+ * written): 0, -1 for an unknown {field}, -2 when it does not fit. */
 int cli_expand_template(const char *t, const char *in, int idx, char *buf, size_t n);
 
 /* The stable shard (0..nshards-1) of a path: FNV-1a of its bytes. */

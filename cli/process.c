@@ -191,7 +191,7 @@ static int run(int argc, char **argv)
             if (r) {
                 free(outs);
                 rc = cli_error(CLI_EXIT_USAGE, "-o '%s': %s", out,
-                               r == -1 ? "unknown {field} (use {dir} {name} {stem} {ext} {index})"
+                               r == -1 ? "unknown {field} (use {dir} {name} {stem} {ext} {index} {level})"
                                        : "output path too long");
                 goto done;
             }
@@ -217,9 +217,22 @@ static int run(int argc, char **argv)
         goto done;
     }
     vkimg_fmt data_fmt;
-    bool data = vkimg_pipeline_data_output(p, &data_fmt);
+    bool data = vkimg_pipeline_data_output(p, &data_fmt), levels = vkimg_pipeline_writes_levels(p);
     for (int i = 0; i < njobs; i++) {
-        if (vkimg_check_output(jobs[i].out, &e)) {
+        char *level0 = vkimg_level_path(jobs[i].out, 0);
+        if (levels && !level0) {
+            rc = cli_error(CLI_EXIT_USAGE, "%s: the pipeline writes one image per mip level: put {level} in the "
+                           "output name (e.g. 'out/{stem}_{level}.png')", jobs[i].out);
+            goto done;
+        }
+        if (!levels && level0) {
+            free(level0);
+            rc = cli_error(CLI_EXIT_USAGE, "%s: {level} is for pipelines that end in mipmaps", jobs[i].out);
+            goto done;
+        }
+        int bad = vkimg_check_output(level0 ? level0 : jobs[i].out, &e);
+        free(level0);
+        if (bad) {
             rc = cli_report(&e);
             goto done;
         }

@@ -137,6 +137,16 @@ VKIMG_API vkimg_fmt vkimg_file_fmt(vkimg_file_kind k, vkimg_fmt data_fmt);
  * The image's fmt must be what vkimg_file_fmt() says for the path (NPY: any). */
 VKIMG_API int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o, vkimg_err *e);
 
+/* Writes the n images of a pipeline that writes several (mipmaps): to one file when
+ * path ends in .ktx2 (all levels, KTX 2.0), else one file per image at path with
+ * "{level}" replaced by its index (0 = full size). Each file is written atomically;
+ * on failure the ones already written are removed. */
+VKIMG_API int vkimg_save_levels(const char *path, const vkimg_image *levels, int n, const vkimg_save_opts *o,
+                                vkimg_err *e);
+/* The path of level k of a {level} template (NULL when path has no "{level}":
+ * then it must end in .ktx2). Returns a malloc()ed string. */
+VKIMG_API char *vkimg_level_path(const char *path, int k);
+
 /* Checks, without writing, that an output path can be written (directory exists
  * and is writable, extension known). */
 VKIMG_API int vkimg_check_output(const char *path, vkimg_err *e);
@@ -161,6 +171,10 @@ VKIMG_API int vkimg_pipeline_out_channels(const vkimg_pipeline *p, int c);
  * exact uint64 sums); *fmt receives its sample format. Such output must go to
  * .npy. Only the last op may produce data. */
 VKIMG_API bool vkimg_pipeline_data_output(const vkimg_pipeline *p, vkimg_fmt *fmt);
+
+/* True if the pipeline's last op writes several images (mipmaps): its output is
+ * a {level} template or a .ktx2 file (vkimg_save_levels). */
+VKIMG_API bool vkimg_pipeline_writes_levels(const vkimg_pipeline *p);
 
 /* Op documentation, generated from the op descriptors. */
 typedef enum vkimg_doc_format {
@@ -220,12 +234,25 @@ typedef struct vkimg_timing {
 typedef struct vkimg_run_opts {
     vkimg_fmt out_fmt;    /* sample format of the result (see vkimg_file_fmt) */
     vkimg_timing *timing; /* optional */
+    int orientation;      /* the input's EXIF orientation (1..8; 0 = 1: as stored): applied on the
+                             device before the pipeline (the orient op) */
+    int src_w, src_h;     /* the input's size in its file when the decoder shrank it
+                             (vkimg_load_opts.shrink): geometry is resolved against it. 0: in's */
 } vkimg_run_opts;
 
 /* Runs pipeline p on `in` on the device: one upload, all ops on the device,
- * one readback. `out` receives a newly allocated image. */
+ * one readback. `out` receives a newly allocated image. A pipeline that writes
+ * several images (mipmaps) needs vkimg_run_n. */
 VKIMG_API int vkimg_run(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
                         vkimg_image *out, vkimg_err *e);
+/* The number of images p writes for this input and these options (mipmaps: one
+ * per level; else 1), or -1 with e filled (the pipeline does not fit the input). */
+VKIMG_API int vkimg_pipeline_outputs(const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
+                                     vkimg_err *e);
+/* vkimg_run for every image p writes: out[0 .. n) receive them (level 0 first);
+ * n must be vkimg_pipeline_outputs(p, in, o). */
+VKIMG_API int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
+                          vkimg_image *out, int n, vkimg_err *e);
 
 /* ---------------------------------------------------------------- statistics */
 

@@ -120,12 +120,12 @@ int vki_bench(vkimg_ctx *ctx, const vkimg_pipeline *p, const vki_bench_opts *o, 
         return vki_fail(e, VKIMG_E_RUNTIME, "bench: the device's queue has no timestamps");
 
     vki_plan pl;
-    vki_buf inb = { 0 }, outb = { 0 }, ca = { 0 }, cb = { 0 };
+    vki_buf inb = { 0 }, outb[VKI_MAX_OUTPUTS] = { { 0 } }, ca = { 0 }, cb = { 0 };
     double *times = NULL;
     void *host = NULL;
     int rc;
     int n = p->n;
-    if ((rc = vki_plan_create(g, p, opt.w, opt.h, opt.c, opt.fmt, opt.fmt, &pl, e)))
+    if ((rc = vki_plan_create(g, p, opt.w, opt.h, opt.c, opt.w, opt.h, opt.fmt, opt.fmt, &pl, e)))
         return rc;
     times = calloc((size_t)(n + 1) * (size_t)opt.repeat, sizeof *times);
     if (!times) {
@@ -133,11 +133,14 @@ int vki_bench(vkimg_ctx *ctx, const vkimg_pipeline *p, const vki_bench_opts *o, 
         goto done;
     }
     /* the input and output stay on the device for every repetition */
-    if ((rc = vki_buf_create(g, (pl.in_bytes + 11) / 12 * 12, VKI_MEM_DEVICE, "bench input", &inb, e)) ||
-        (rc = vki_buf_create(g, (pl.out_bytes + 3) / 4 * 4, VKI_MEM_DEVICE, "bench output", &outb, e)))
+    if ((rc = vki_buf_create(g, (pl.in_bytes + 11) / 12 * 12, VKI_MEM_DEVICE, "bench input", &inb, e)))
         goto done;
     pl.in = inb.addr;
-    pl.out = outb.addr;
+    for (int k = 0; k < pl.s.nout; k++) {
+        if ((rc = vki_buf_create(g, (pl.out_bytes[k] + 3) / 4 * 4, VKI_MEM_DEVICE, "bench output", &outb[k], e)))
+            goto done;
+        pl.outs[k] = outb[k].addr;
+    }
 
     /* 1. random input on the device */
     double ms;
@@ -196,7 +199,7 @@ int vki_bench(vkimg_ctx *ctx, const vkimg_pipeline *p, const vki_bench_opts *o, 
     /* 4. the upload of the input and the readback of the output, as an image
      *    goes through them (median of 5) */
     {
-        size_t hb = pl.in_bytes > pl.out_bytes ? pl.in_bytes : pl.out_bytes;
+        size_t ob = pl.out_bytes[0], hb = pl.in_bytes > ob ? pl.in_bytes : ob;
         if (!(host = malloc(hb))) {
             rc = vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
             goto done;
@@ -205,13 +208,13 @@ int vki_bench(vkimg_ctx *ctx, const vkimg_pipeline *p, const vki_bench_opts *o, 
         double hu[5], tu[5], hd[5], td[5];
         for (int i = 0; i < 5; i++)
             if ((rc = run_transfer(g, 0, host, pl.in_bytes, &hu[i], &tu[i], e)) ||
-                (rc = run_transfer(g, 1, host, pl.out_bytes, &hd[i], &td[i], e)))
+                (rc = run_transfer(g, 1, host, ob, &hd[i], &td[i], e)))
                 goto done;
         double mu = median(tu, 5), md = median(td, 5);
         r->staging_h2d_gbps = mu > 0 ? pl.in_bytes / (mu * 1e-3) / 1e9 : 0;
-        r->staging_d2h_gbps = md > 0 ? pl.out_bytes / (md * 1e-3) / 1e9 : 0;
+        r->staging_d2h_gbps = md > 0 ? ob / (md * 1e-3) / 1e9 : 0;
         r->upload_gbps = pl.in_bytes / (median(hu, 5) * 1e-3) / 1e9;
-        r->readback_gbps = pl.out_bytes / (median(hd, 5) * 1e-3) / 1e9;
+        r->readback_gbps = ob / (median(hd, 5) * 1e-3) / 1e9;
     }
 
     /* 5. per-op figures */
@@ -226,9 +229,13 @@ int vki_bench(vkimg_ctx *ctx, const vkimg_pipeline *p, const vki_bench_opts *o, 
             st->min_ms = t[0];
             int in_size = (int)vkimg_fmt_size(i == 0 ? pl.in_fmt : VKIMG_F32);
             int out_size = (int)vkimg_fmt_size(i == n - 1 ? pl.out_fmt : VKIMG_F32);
-            /* the fewest bytes: read the input once, write the output once */
-            st->bytes = (double)pl.w[i] * pl.h[i] * pl.chans[i] * in_size +
-                        (double)pl.w[i + 1] * pl.h[i + 1] * pl.chans[i + 1] * out_size;
+            /* the fewest bytes: read the input once, write the output(s) once */
+            const vki_shape *sh = &pl.s;
+            st->bytes = (double)sh->w[i] * sh->h[i] * sh->c[i] * in_size;
+            int nout = i == n - 1 ? sh->nout : 1;
+            for (int k = 0; k < nout; k++)
+                st->bytes += (double)(nout > 1 ? sh->out_w[k] : sh->w[i + 1]) * (nout > 1 ? sh->out_h[k] : sh->h[i + 1]) *
+                             sh->c[i + 1] * out_size;
             st->gbps = st->median_ms > 0 ? st->bytes / (st->median_ms * 1e-3) / 1e9 : 0;
             st->pct_copy = r->copy_gbps > 0 ? 100.0 * st->gbps / r->copy_gbps : 0;
         }
@@ -244,7 +251,8 @@ done:
     vki_buf_destroy(g, &ca);
     vki_buf_destroy(g, &cb);
     vki_buf_destroy(g, &inb);
-    vki_buf_destroy(g, &outb);
+    for (int k = 0; k < VKI_MAX_OUTPUTS; k++)
+        vki_buf_destroy(g, &outb[k]);
     vki_plan_destroy(g, &pl);
     return rc;
 }

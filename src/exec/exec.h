@@ -106,11 +106,16 @@ typedef struct vki_step {
     int index;           /* position in the pipeline */
     int w, h;            /* input size */
     int out_w, out_h;    /* output size (the input's unless the op's out_size says otherwise) */
-    int geo_w, geo_h;    /* the input size the op's geometry was resolved against: w x h, or for
-                            the first op the size in the file when the decoder shrank it */
+    int geo_w, geo_h;    /* the input size the op's geometry was resolved against: w x h, or,
+                            before an exact_size op, the size in the file the decoder shrank */
     int in_c, out_c;
     vkimg_fmt in_fmt, out_fmt;
     VkDeviceAddress in, out;
+    /* the last op of a pipeline that writes several images (mipmaps): nout images,
+     * outs[0] == out, outs_w/h[k] their sizes; else 1 */
+    int nout;
+    const VkDeviceAddress *outs;
+    const int *outs_w, *outs_h;
     bool in_packed_rgb8_words; /* in is 4-byte aligned and padded to 12 bytes */
     uint32_t levels;     /* integer levels of the pipeline's input: 255, or 65535 for 16-bit
                             (ops with exact integer arithmetic quantize to these) */
@@ -126,22 +131,23 @@ void vki_step_spec(const vki_step *s, vki_spec *spec, uint32_t lx, uint32_t ly, 
 int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32_t *spv, size_t spv_size,
                    const vki_spec *spec, const void *params, uint32_t params_size);
 
-/* A pipeline planned for one input: sizes and channels per stage, formats, and
- * the intermediate buffers (ping-pong, f32). The input and output live in the run. */
+/* A pipeline planned for one input: its shape (sizes, channels), formats, and
+ * the intermediate buffers (ping-pong, f32). The input and the outputs live in
+ * the run: the caller sets `in` and `outs` before vki_plan_record. */
 typedef struct vki_plan {
     const struct vkimg_pipeline *p;
     int n;
-    int w[VKIMG_MAX_STAGES + 1], h[VKIMG_MAX_STAGES + 1], chans[VKIMG_MAX_STAGES + 1];
-    int geo_w, geo_h; /* the size stage 0's geometry is resolved against (w[0] x h[0], or the file's) */
+    vki_shape s;
     vkimg_fmt in_fmt, out_fmt;
-    size_t in_bytes, out_bytes;
-    VkDeviceAddress in, out; /* set by the caller before vki_plan_record */
+    size_t in_bytes, out_bytes[VKI_MAX_OUTPUTS];
+    VkDeviceAddress in, outs[VKI_MAX_OUTPUTS];
     vki_buf inter[2];
 } vki_plan;
 
-/* Validates the pipeline for a w x h x c image and creates its intermediates. */
-int vki_plan_create(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, int c, vkimg_fmt in_fmt,
-                    vkimg_fmt out_fmt, vki_plan *pl, vkimg_err *e);
+/* Validates the pipeline for a w x h x c image (geo_w x geo_h: see vki_shape) and
+ * creates its intermediates. */
+int vki_plan_create(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
+                    vkimg_fmt in_fmt, vkimg_fmt out_fmt, vki_plan *pl, vkimg_err *e);
 void vki_plan_destroy(vki_gpu *g, vki_plan *pl);
 /* Records every op into the run, one stage (mark) per op. */
 int vki_plan_record(vki_plan *pl, vki_run *run);

@@ -30,7 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RUN_MAX_IO 8
+#define RUN_MAX_IN 8
+#define RUN_MAX_OUT (VKI_MAX_OUTPUTS + 8)
 #define Q_TOP 0
 #define Q_IN 1
 #define Q_MARK0 2
@@ -55,8 +56,8 @@ struct vki_run {
     VkQueryPool qp;        /* the kernels' timestamps (none when not timing or none on the queue) */
     VkQueryPool xqp;       /* the copies' on the transfer queue: 0, 1 around the upload, 2, 3 the readback */
     int nin, nout;
-    run_in in[RUN_MAX_IO];
-    run_out out[RUN_MAX_IO];
+    run_in in[RUN_MAX_IN];
+    run_out out[RUN_MAX_OUT];
     vki_rec rec;
     int nmarks;
     char mark[VKIMG_MAX_STAGES][32];
@@ -115,8 +116,8 @@ int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, 
     vki_gpu *g = r->g;
     if (r->recording)
         return declared_late(r, what);
-    if (r->nin == RUN_MAX_IO)
-        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d inputs in one run", what, RUN_MAX_IO);
+    if (r->nin == RUN_MAX_IN)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d inputs in one run", what, RUN_MAX_IN);
     run_in *in = &r->in[r->nin];
     memset(in, 0, sizeof *in);
     in->bytes = bytes;
@@ -158,8 +159,8 @@ int vki_run_output(vki_run *r, size_t bytes, bool zero, const char *what, VkDevi
     vki_gpu *g = r->g;
     if (r->recording)
         return declared_late(r, what);
-    if (r->nout == RUN_MAX_IO)
-        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d outputs in one run", what, RUN_MAX_IO);
+    if (r->nout == RUN_MAX_OUT)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d outputs in one run", what, RUN_MAX_OUT);
     run_out *o = &r->out[r->nout];
     memset(o, 0, sizeof *o);
     o->bytes = bytes;

@@ -192,5 +192,6 @@ const vki_op_desc vki_op_resize = {
     .opts = resize_opts,
     .nopts = (int)VKI_ARRAY_LEN(resize_opts),
     .out_size = resize_size,
+    .exact_size = true,
     .record = record_resize,
 };

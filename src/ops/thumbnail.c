@@ -122,5 +122,6 @@ const vki_op_desc vki_op_thumbnail = {
     .nopts = (int)VKI_ARRAY_LEN(thumbnail_opts),
     .check = thumbnail_check,
     .out_size = thumbnail_size,
+    .exact_size = true,
     .record = record_thumbnail,
 };

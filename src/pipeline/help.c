@@ -54,6 +54,11 @@ bool vkimg_pipeline_data_output(const vkimg_pipeline *p, vkimg_fmt *fmt)
     return true;
 }
 
+bool vkimg_pipeline_writes_levels(const vkimg_pipeline *p)
+{
+    return p && p->n >= 1 && p->ops[p->n - 1].desc->outputs != NULL;
+}
+
 int vkimg_pipeline_out_channels(const vkimg_pipeline *p, int c)
 {
     for (int i = 0; p && i < p->n; i++)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #define VKI_MAX_OPTS 8
+#define VKI_MAX_OUTPUTS 32 /* images one pipeline writes (mipmap levels) */
 
 typedef enum vki_opt_type {
     VKI_OPT_FLOAT,
@@ -63,6 +64,13 @@ typedef struct vki_op_desc {
     /* Output size for an input of w x h (NULL: the same). Returns 0, or -1 with
      * a one-line reason in why (e.g. nothing left of the image after a crop). */
     int (*out_size)(int w, int h, const vki_args *a, int *out_w, int *out_h, char *why, size_t n);
+    /* The output is exactly out_size of the geometry's input size, whatever size
+     * the actual input has (resize, thumbnail): the decoder may have shrunk it. */
+    bool exact_size;
+    /* Ops that write several images (mipmaps): the sizes of the images for an
+     * input of w x h (the first is out_size's), their count as the result (at most
+     * VKI_MAX_OUTPUTS). Such an op must be the last. NULL: one image. */
+    int (*outputs)(int w, int h, const vki_args *a, int *ws, int *hs);
     /* Cross-option validation after parsing (e.g. radius vs sigma); may fill
      * defaults. Returns 0, or -1 with a one-line reason in why and the index of
      * the offending option in *bad_opt (-1 = the op as a whole). */

@@ -464,9 +464,13 @@ int vki_pipeline_validate(const vkimg_pipeline *p, vkimg_err *e)
         return vki_fail_at(e, 0, "empty pipeline");
     if (p->n > VKI_MAX_STAGES)
         return vki_fail_at(e, p->ops[VKI_MAX_STAGES].pos, "too many ops (at most %d)", VKI_MAX_STAGES);
-    for (int i = 0; i + 1 < p->n; i++)
+    for (int i = 0; i + 1 < p->n; i++) {
         if (p->ops[i].desc->data_output)
             return vki_fail_at(e, p->ops[i].pos, "%s: produces data, not a picture: it must be the last op",
                                p->ops[i].desc->name);
+        if (p->ops[i].desc->outputs)
+            return vki_fail_at(e, p->ops[i].pos, "%s: writes several images: it must be the last op",
+                               p->ops[i].desc->name);
+    }
     return 0;
 }

@@ -1,0 +1,49 @@
+/* Writing the several images of one result (mipmap levels): a {level} path
+ * template, one file each, or one KTX2 file. */
+#include "io/io_priv.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LEVEL_FIELD "{level}"
+
+char *vkimg_level_path(const char *path, int k)
+{
+    const char *f = path ? strstr(path, LEVEL_FIELD) : NULL;
+    if (!f)
+        return NULL;
+    size_t n = strlen(path) + 16;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%.*s%d%s", (int)(f - path), path, k, f + strlen(LEVEL_FIELD));
+    return out;
+}
+
+int vkimg_save_levels(const char *path, const vkimg_image *levels, int n, const vkimg_save_opts *o, vkimg_err *e)
+{
+    if (!path || !levels || n < 1)
+        return vki_fail(e, VKIMG_E_USAGE, "vkimg_save_levels: NULL argument");
+    if (!strstr(path, LEVEL_FIELD))
+        return vki_fail(e, VKIMG_E_USAGE, "%s: %d images to write: the output needs {level} in its name",
+                        path, n);
+    for (int k = 0; k < n; k++) {
+        char *p = vkimg_level_path(path, k);
+        if (!p)
+            return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", path);
+        int rc = vkimg_save(p, &levels[k], o, e);
+        free(p);
+        if (rc) {
+            for (int j = 0; j < k; j++) { /* none of the levels of a failed write stays */
+                char *q = vkimg_level_path(path, j);
+                if (q)
+                    unlink(q);
+                free(q);
+            }
+            return rc;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,127 @@
+/* Running a parsed pipeline on an image (the public vkimg_run, vkimg_run_n,
+ * vkimg_pipeline_outputs): the orient op goes first when the input has an EXIF
+ * orientation, then the plan (src/exec/plan.c) runs through the run engine. */
+#include "ops/registry.h"
+#include "exec/exec.h"
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const vki_op_desc vki_op_orient;
+
+/* The pipeline run for this input: p, or p after the orient op. */
+typedef struct effective {
+    vkimg_pipeline p;
+    vki_pipe_op ops[VKI_MAX_STAGES + 1];
+} effective;
+
+static int effective_pipeline(const vkimg_pipeline *p, const vkimg_run_opts *o, effective *ef, vkimg_err *e)
+{
+    int orientation = o ? o->orientation : 0;
+    if (orientation < 0 || orientation > 8)
+        return vki_fail(e, VKIMG_E_USAGE, "vkimg_run: orientation %d is not an EXIF orientation (1..8)", orientation);
+    if (orientation <= 1) {
+        ef->p = *p;
+        return 0;
+    }
+    if (p->n > VKI_MAX_STAGES - 1)
+        return vki_fail(e, VKIMG_E_USAGE, "the pipeline has %d ops: the orientation of the input needs one more "
+                        "(at most %d)", p->n, VKI_MAX_STAGES);
+    memset(&ef->ops[0], 0, sizeof ef->ops[0]);
+    ef->ops[0].desc = &vki_op_orient;
+    ef->ops[0].args.v[0] = orientation;
+    ef->ops[0].args.set[0] = true;
+    memcpy(&ef->ops[1], p->ops, (size_t)p->n * sizeof *p->ops);
+    ef->p.n = p->n + 1;
+    ef->p.ops = ef->ops;
+    return 0;
+}
+
+static int plan_for(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
+                    effective *ef, vki_plan *pl, vkimg_err *e)
+{
+    int rc = effective_pipeline(p, o, ef, e);
+    if (rc)
+        return rc;
+    int gw = o && o->src_w > 0 ? o->src_w : in->w, gh = o && o->src_h > 0 ? o->src_h : in->h;
+    return vki_plan_create(g, &ef->p, in->w, in->h, in->c, gw, gh, in->fmt, o ? o->out_fmt : in->fmt, pl, e);
+}
+
+int vkimg_pipeline_outputs(const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o, vkimg_err *e)
+{
+    effective ef;
+    vki_shape s;
+    if (!p || !in)
+        return -vki_fail(e, VKIMG_E_USAGE, "vkimg_pipeline_outputs: NULL argument");
+    if (effective_pipeline(p, o, &ef, e))
+        return -1;
+    int gw = o && o->src_w > 0 ? o->src_w : in->w, gh = o && o->src_h > 0 ? o->src_h : in->h;
+    if (vki_pipeline_shape(&ef.p, in->w, in->h, in->c, gw, gh, &s, e))
+        return -1;
+    return s.nout;
+}
+
+int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
+                vkimg_image *out, int n, vkimg_err *e)
+{
+    vkimg_err local;
+    if (!e)
+        e = &local;
+    vki_err_clear(e);
+    if (out)
+        memset(out, 0, (size_t)(n > 0 ? n : 0) * sizeof *out);
+    if (!ctx || !p || !in || !out || n < 1)
+        return vki_fail(e, VKIMG_E_USAGE, "vkimg_run: NULL argument");
+    if (!in->data)
+        return vki_fail(e, VKIMG_E_USAGE, "vkimg_run: the input image has no data");
+    vki_gpu *g = &ctx->gpu;
+    double t_start = vki_now_ms();
+    effective ef;
+    vki_plan pl;
+    vki_run *run = NULL;
+    int rc, slot[VKI_MAX_OUTPUTS];
+    if ((rc = plan_for(g, p, in, o, &ef, &pl, e)))
+        return rc;
+    const vki_shape *s = &pl.s;
+    if (s->nout != n) {
+        rc = vki_fail(e, VKIMG_E_USAGE, "the pipeline writes %d image(s) for this input, %d asked for%s", s->nout, n,
+                      s->nout > 1 ? " (vkimg_run_n with vkimg_pipeline_outputs)" : "");
+        goto done;
+    }
+    if ((rc = vki_run_begin(g, o && o->timing, &run, e)) ||
+        (rc = vki_run_input(run, in->data, pl.in_bytes, "input image", &pl.in, NULL)))
+        goto done;
+    for (int k = 0; k < n; k++)
+        if ((rc = vki_run_output(run, pl.out_bytes[k], false, n > 1 ? "output level" : "output image", &pl.outs[k],
+                                 &slot[k])))
+            goto done;
+    if ((rc = vki_plan_record(&pl, run)) || (rc = vki_run_submit(run)))
+        goto done;
+    double t0 = vki_now_ms();
+    for (int k = 0; k < n; k++) {
+        if ((rc = vki_image_alloc(&out[k], s->out_w[k], s->out_h[k], s->c[s->n], pl.out_fmt, false, e)))
+            goto done; /* copied whole below */
+        memcpy(out[k].data, vki_run_output_data(run, slot[k]), pl.out_bytes[k]);
+    }
+    double host_readback = vki_now_ms() - t0;
+    if (o && o->timing) {
+        vkimg_timing *t = o->timing;
+        vki_run_times(run, t);
+        t->readback_ms += host_readback;
+        t->total_ms = vki_now_ms() - t_start;
+    }
+done:
+    if (rc)
+        for (int k = 0; k < n; k++)
+            vkimg_image_free(&out[k]);
+    vki_run_end(run);
+    vki_plan_destroy(g, &pl);
+    return rc;
+}
+
+int vkimg_run(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
+              vkimg_image *out, vkimg_err *e)
+{
+    return vkimg_run_n(ctx, p, in, o, out, 1, e);
+}
