@@ -279,17 +279,42 @@ VKIMG_API int vkimg_image_stats(vkimg_ctx *ctx, const vkimg_image *im, bool hist
 
 /* ---------------------------------------------------------------- compare */
 
-/* Thresholds follow OpenImageIO's idiff. Errors are on values scaled to [0,1]. */
+/* A rectangle of pixels with inclusive corners (odiff's --ignore x1:y1-x2:y2). */
+typedef struct vkimg_rect {
+    int x1, y1, x2, y2;
+} vkimg_rect;
+
+typedef enum vkimg_metric {
+    VKIMG_METRIC_ABS = 0, /* idiff: per-sample |a - b| on values scaled to [0,1], fail/warn thresholds */
+    VKIMG_METRIC_YIQ = 1, /* pixelmatch and odiff: the YIQ colour delta of 8-bit RGBA with `threshold` */
+} vkimg_metric;
+
+/* Thresholds follow OpenImageIO's idiff (ABS) or pixelmatch (YIQ). */
 typedef struct vkimg_compare_opts {
-    double fail;        /* per-sample error above which a pixel fails (default 1e-6) */
-    double failpercent; /* allowed % of failing pixels (default 0) */
-    double hardfail;    /* any error above this fails (default inf) */
-    double warn, warnpercent, hardwarn; /* same for warnings (defaults 1e-6, 0, inf) */
+    double fail;        /* ABS: per-sample error above which a pixel fails (default 1e-6) */
+    double failpercent; /* ABS: allowed % of failing pixels (default 0) */
+    double hardfail;    /* ABS: any error above this fails (default inf) */
+    double warn, warnpercent, hardwarn; /* ABS: the same for warnings (defaults 1e-6, 0, inf) */
     bool ssim;          /* also compute SSIM (Gaussian 11x11, sigma 1.5) */
-    double diff_scale;  /* scale of the difference image (default 1) */
+    double diff_scale;  /* ABS: scale of the difference image (default 1) */
     bool want_diff;     /* fill result->diff */
+    vkimg_metric metric;
+    double threshold;   /* YIQ: 0..1, pixelmatch's (default 0.1): 35215 * threshold^2 is the largest
+                           squared YIQ distance that still matches */
+    bool aa;            /* YIQ: anti-aliased pixels (pixelmatch's detection) are not counted */
+    const vkimg_rect *ignore; /* regions whose pixels count nowhere (they stay, dimmed, in the diff) */
+    int nignore;
+    const vkimg_image *mask;  /* optional, the size of the images: nonzero first channel = ignored */
+    double max_diff_pixels;   /* budget: FAILURE only when more pixels differ (< 0: no budget) */
+    double max_diff_ratio;    /* budget: ... when a larger fraction (0..1) of the compared pixels
+                                 differ (< 0: no budget). A budget replaces failpercent. */
+    bool allow_size_mismatch; /* compare the overlap (top-left aligned); every other pixel of the
+                                 larger extent counts as different (else VKIMG_CMP_MISMATCH) */
 } vkimg_compare_opts;
-#define VKIMG_COMPARE_DEFAULTS { 1e-6, 0.0, 1.0 / 0.0, 1e-6, 0.0, 1.0 / 0.0, false, 1.0, false }
+#define VKIMG_COMPARE_DEFAULTS                                                                               \
+    { .fail = 1e-6, .failpercent = 0.0, .hardfail = 1.0 / 0.0, .warn = 1e-6, .warnpercent = 0.0,           \
+      .hardwarn = 1.0 / 0.0, .diff_scale = 1.0, .metric = VKIMG_METRIC_ABS, .threshold = 0.1,              \
+      .max_diff_pixels = -1, .max_diff_ratio = -1 }
 
 /* Verdicts (idiff's order: a worse verdict is a larger number). */
 enum { VKIMG_CMP_OK = 0, VKIMG_CMP_WARN = 1, VKIMG_CMP_FAIL = 2, VKIMG_CMP_MISMATCH = 3, VKIMG_CMP_ERROR = 4 };
@@ -297,18 +322,27 @@ enum { VKIMG_CMP_OK = 0, VKIMG_CMP_WARN = 1, VKIMG_CMP_FAIL = 2, VKIMG_CMP_MISMA
 typedef struct vkimg_compare_result {
     int verdict;            /* VKIMG_CMP_OK / WARN / FAIL */
     int channels;           /* channels compared */
-    uint64_t pixels;
-    double mae, rmse, psnr; /* psnr = +inf when identical */
+    int width, height;      /* the comparison's extent (the larger one with allow_size_mismatch) */
+    uint64_t pixels;        /* width * height */
+    uint64_t compared;      /* pixels compared: not ignored, inside both images */
+    uint64_t ignored;       /* pixels in an ignore region or the mask */
+    uint64_t outside;       /* pixels of one image only (allow_size_mismatch): counted as different */
+    double mae, rmse, psnr; /* ABS, over the compared samples; psnr = +inf when identical */
     double max_err;
     int max_x, max_y, max_c;
-    uint64_t nfail, nwarn;  /* pixels with some channel's error > fail / > warn */
-    double pct_fail, pct_warn;
+    uint64_t nfail, nwarn;  /* ABS: pixels with some channel's error > fail / > warn (outside included) */
+    double pct_fail, pct_warn; /* % of the compared + outside pixels */
+    uint64_t ndiff;         /* pixels that differ: ABS nfail, YIQ over the threshold (outside included) */
+    uint64_t naa;           /* YIQ with aa: anti-aliased pixels over the threshold, not counted */
+    double diff_ratio;      /* ndiff / (compared + outside) */
     double ssim;            /* NAN unless opts.ssim */
-    vkimg_image diff;       /* U8 |a-b| * diff_scale, if opts.want_diff (free it) */
+    vkimg_image diff;       /* if opts.want_diff: ABS: U8 |a-b| * diff_scale per channel; YIQ: RGBA,
+                               pixelmatch's picture (gray background, red differences, yellow
+                               anti-aliasing); ignored pixels dimmed (free it) */
 } vkimg_compare_result;
 
-/* a and b must have the same size and channel count (else VKIMG_E_USAGE with
- * result->verdict = VKIMG_CMP_MISMATCH). */
+/* a and b must have the same size (unless allow_size_mismatch) and channel count
+ * (else VKIMG_E_USAGE with result->verdict = VKIMG_CMP_MISMATCH). */
 VKIMG_API int vkimg_compare(vkimg_ctx *ctx, const vkimg_image *a, const vkimg_image *b, const vkimg_compare_opts *o,
                             vkimg_compare_result *r, vkimg_timing *timing, vkimg_err *e);
 

@@ -14,6 +14,8 @@
 // are integers (d > ifail). INTMODE = 0 (a float format): e in fp32,
 // float-float sums (e^2 exact), key holds the fp32 bits of e.
 // DIFF = 1 also writes the U8 difference image round(clamp(e * scale, 0, 1) * 255).
+// IGNORE = 1: a byte per pixel at pc.ign, nonzero = ignored: the pixel counts
+// nowhere, and its difference pixels are a's, dimmed to a quarter.
 // Grid-stride loop; two images of the same integer format are read 4 pixels
 // at a time as 32-bit words (4*C or 8*C bytes: word aligned for any C).
 #extension GL_GOOGLE_include_directive : require
@@ -24,9 +26,10 @@ layout(constant_id = 9) const int B_FMT = 0;
 layout(constant_id = 10) const int DIFF = 0;
 layout(constant_id = 11) const int INTMODE = 0;
 layout(constant_id = 12) const uint LEVELS = 255u;
+layout(constant_id = 13) const int IGNORE = 0;
 
 layout(push_constant) uniform Push {
-    uvec2 a, b, part, diff;
+    uvec2 a, b, part, diff, ign;
     float fail, warn, scale; // INTMODE 0
     int ifail, iwarn;        // INTMODE 1: thresholds in units of 1/LEVELS
     uint npx;
@@ -81,6 +84,14 @@ uint diff_byte(float e)
 void do_pixel(uint p)
 {
     bool f = false, w = false;
+    if (IGNORE != 0 && uint(U8Buf(pc.ign).v[p]) != 0u) {
+        if (DIFF != 0)
+            [[unroll]] for (int c = 0; c < IN_C; c++) {
+                uint i = p * uint(IN_C) + uint(c);
+                U8Buf(pc.diff).v[i] = uint8_t(uint(floor(clamp(load_sample(pc.a, IN_FMT, i), 0.0, 1.0) * 63.75 + 0.5)));
+            }
+        return;
+    }
     [[unroll]] for (int c = 0; c < IN_C; c++) {
         uint i = p * uint(IN_C) + uint(c);
         float e = INTMODE != 0 ? err_int(i, level(pc.a, IN_FMT, i), level(pc.b, B_FMT, i), f, w)
@@ -137,7 +148,7 @@ void main()
     if (g >= pc.ngroups)
         return;
     const uint stride = WG_N * pc.ngroups, gid = g * WG_N + t;
-    if (INTMODE != 0 && IN_FMT == B_FMT) {
+    if (INTMODE != 0 && IN_FMT == B_FMT && IGNORE == 0) {
         const uint nq = pc.npx / 4u;
         for (uint u = gid; u < nq;) {
             do_quad(u);
