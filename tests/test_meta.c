@@ -1127,6 +1127,48 @@ static void test_png_chunks(void)
     free(png);
 }
 
+/* The flow the loader and encoders will follow: metadata read from a JPEG, the
+ * orientation applied (rewritten to 1), written into a PNG, read from it, written into
+ * a JPEG again: the same bytes all the way, but for the two orientation bytes. */
+static void test_across_formats(void)
+{
+    size_t jn, pn;
+    unsigned char *jpg = make_jpeg(3, &jn), *png = make_png(3, &pn);
+    for (int le = 0; le <= 1; le++) {
+        vki_meta m = { 0 };
+        m.icc = make_icc(150000);
+        m.icc_len = 150000;
+        m.exif = make_exif(le, 6, 3, &m.exif_len);
+        unsigned char *j1 = NULL, *p1 = NULL, *j2 = NULL;
+        size_t j1n, p1n, j2n;
+        vki_meta r1 = { 0 }, r2 = { 0 }, r3 = { 0 };
+        int ok = vki_jpeg_add_meta(jpg, jn, &m, &j1, &j1n, NULL, NULL) == 0 && vki_meta_read(j1, j1n, &r1, NULL) == 0;
+        CHECK(ok && r1.orientation == 6, "JPEG source: orientation 6");
+        CHECK(ok && vki_exif_set_orientation(r1.exif, r1.exif_len, 1) == 1, "rewrite to 1");
+        ok = ok && vki_png_add_meta(png, pn, &r1, &p1, &p1n, NULL, NULL) == 0 && vki_meta_read(p1, p1n, &r2, NULL) == 0;
+        CHECK(ok && r2.orientation == 1 && same(r2.icc, r2.icc_len, m.icc, m.icc_len) &&
+                  same(r2.exif, r2.exif_len, r1.exif, r1.exif_len),
+              "JPEG -> PNG (le %d)", le);
+        ok = ok && vki_jpeg_add_meta(jpg, jn, &r2, &j2, &j2n, NULL, NULL) == 0 && vki_meta_read(j2, j2n, &r3, NULL) == 0;
+        CHECK(ok && r3.orientation == 1 && same(r3.icc, r3.icc_len, m.icc, m.icc_len) &&
+                  same(r3.exif, r3.exif_len, r1.exif, r1.exif_len),
+              "PNG -> JPEG (le %d)", le);
+        size_t ndiff = 0;
+        for (size_t i = 0; ok && i < m.exif_len; i++)
+            ndiff += m.exif[i] != r3.exif[i];
+        CHECK(ok && ndiff == 1, "only the orientation value changed (%zu bytes)", ndiff);
+        vki_meta_free(&r3);
+        vki_meta_free(&r2);
+        vki_meta_free(&r1);
+        free(j1);
+        free(p1);
+        free(j2);
+        vki_meta_free(&m);
+    }
+    free(jpg);
+    free(png);
+}
+
 int main(void)
 {
     test_orientation();
@@ -1135,5 +1177,6 @@ int main(void)
     test_jpeg_malformed();
     test_png();
     test_png_chunks();
+    test_across_formats();
     return t_done("test_meta");
 }
