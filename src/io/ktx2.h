@@ -84,10 +84,11 @@ typedef struct vki_ktx2_info {
  * dfdByteOffset, kvdByteOffset 0 exactly when kvdByteLength is 0; the DFD: its blocks'
  * sizes, the basic block against the format (model, block size, bytesPlane, every
  * sample's offset, length, channel, qualifiers, position, lower and upper) and the
- * transfer function against the format (sRGB exactly for *_SRGB); the key/value data:
- * lengths, NUL-terminated UTF-8 keys, zero padding, sorted and unique keys, reserved
- * "KTX"/"ktx" keys only as the spec defines them, KTXorientation and KTXswizzle
- * values, KTXwriterScParams only with KTXwriter; every level's byteLength =
+ * transfer function against the format (sRGB for the *_SRGB formats, not sRGB for the
+ * 8-bit UNORM ones, which have an sRGB variant; free for 16-bit and float); the
+ * key/value data: lengths, NUL-terminated UTF-8 keys, zero padding, sorted and unique
+ * keys, reserved "KTX"/"ktx" keys only as the spec defines them, KTXorientation and
+ * KTXswizzle values, KTXwriterScParams only with KTXwriter; every level's byteLength =
  * uncompressedByteLength = its size, offsets exactly as the layout requires (smallest
  * level first after the key/value data, each aligned to lcm(texel size, 4), zero
  * padding, the file ending with level 0). Anything else: VKIMG_E_RUNTIME with a
