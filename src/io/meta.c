@@ -1,0 +1,623 @@
+/* Image metadata: ICC profiles and EXIF blocks read from JPEG and PNG and written back
+ * into PNG and JPEG files byte for byte; the EXIF orientation tag. See meta.h for the
+ * policy. Every length read from a file is checked against the bytes that are there
+ * before it is used; nothing is allocated beyond what the file backs, except the
+ * inflated iCCP profile (PNG does not store its size), capped at VKI_ICC_MAX. */
+#include "io/meta.h"
+#include "core/util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libdeflate.h>
+
+static const unsigned char png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+static const char exif_id[6] = { 'E', 'x', 'i', 'f', 0, 0 };
+static const char icc_id[12] = { 'I', 'C', 'C', '_', 'P', 'R', 'O', 'F', 'I', 'L', 'E', 0 };
+#define PNG_CHUNK_MAX 0x7fffffffu /* PNG: chunk lengths are at most 2^31 - 1 */
+#define ICC_DEFAULT_NAME "ICC Profile"
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put32be(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static void put16be(unsigned char *p, unsigned v)
+{
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)v;
+}
+
+void vki_meta_free(vki_meta *m)
+{
+    if (!m)
+        return;
+    free(m->icc);
+    free(m->exif);
+    memset(m, 0, sizeof *m);
+    m->orientation = 1;
+}
+
+static void meta_init(vki_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    m->orientation = 1;
+}
+
+static unsigned char *dup_bytes(const unsigned char *p, size_t n)
+{
+    unsigned char *d = malloc(n ? n : 1);
+    if (d && n)
+        memcpy(d, p, n);
+    return d;
+}
+
+/* ------------------------------------------------------------------ EXIF (TIFF) */
+
+/* Byte order of a TIFF header: 1 little-endian ("II", 42), 0 big-endian ("MM", 42),
+ * -1 not a TIFF header. */
+static int tiff_le(const unsigned char *t, size_t n)
+{
+    if (!t || n < 8)
+        return -1;
+    if (t[0] == 'I' && t[1] == 'I' && t[2] == 42 && t[3] == 0)
+        return 1;
+    if (t[0] == 'M' && t[1] == 'M' && t[2] == 0 && t[3] == 42)
+        return 0;
+    return -1;
+}
+
+static unsigned tiff16(const unsigned char *p, int le)
+{
+    return le ? (unsigned)p[0] | (unsigned)p[1] << 8 : (unsigned)p[0] << 8 | p[1];
+}
+
+static uint32_t tiff32(const unsigned char *p, int le)
+{
+    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : be32(p);
+}
+
+/* The offset in t of the value field of IFD0's orientation entry (tag 0x0112, SHORT,
+ * count 1), or 0 when there is none or it is malformed. *le receives the byte order. */
+static size_t orientation_at(const unsigned char *t, size_t n, int *le)
+{
+    int o = tiff_le(t, n);
+    if (o < 0)
+        return 0;
+    *le = o;
+    uint32_t ifd = tiff32(t + 4, o);
+    if (ifd < 8 || ifd > n || n - ifd < 2)
+        return 0;
+    size_t count = tiff16(t + ifd, o), fit = (n - ifd - 2) / 12;
+    if (count > fit)
+        count = fit; /* a count larger than the block: the entries that are there */
+    for (size_t i = 0; i < count; i++) {
+        const unsigned char *en = t + ifd + 2 + 12 * i;
+        if (tiff16(en, o) != 0x0112)
+            continue;
+        if (tiff16(en + 2, o) != 3 || tiff32(en + 4, o) != 1)
+            return 0; /* not SHORT x 1: invalid */
+        return (size_t)(en + 8 - t);
+    }
+    return 0;
+}
+
+int vki_exif_orientation(const unsigned char *exif, size_t len)
+{
+    int le = 1;
+    size_t at = orientation_at(exif, len, &le);
+    if (!at)
+        return 1;
+    unsigned v = tiff16(exif + at, le);
+    return v >= 1 && v <= 8 ? (int)v : 1;
+}
+
+int vki_exif_set_orientation(unsigned char *exif, size_t len, int value)
+{
+    if (value < 1 || value > 8)
+        return -1;
+    int le = 1;
+    size_t at = orientation_at(exif, len, &le);
+    if (!at)
+        return 0;
+    if (le) {
+        exif[at] = (unsigned char)value;
+        exif[at + 1] = 0;
+    } else {
+        exif[at] = 0;
+        exif[at + 1] = (unsigned char)value;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ JPEG */
+
+/* One marker segment in a JPEG's header. */
+typedef struct jseg {
+    size_t begin;  /* the first 0xFF (fill bytes included) */
+    size_t pay;    /* payload: after the marker and its 2-byte length */
+    size_t paylen; /* payload bytes; for a segment running past the end: the bytes there */
+    size_t end;    /* the byte after the segment */
+    int marker;
+} jseg;
+
+enum { JSEG_OK = 1, JSEG_END = 0, JSEG_BAD = -1, JSEG_PAST = -2 };
+
+/* The segment at *pos: JSEG_OK (and *pos moves past it), JSEG_END at SOS or EOI (*pos
+ * stays on it), JSEG_BAD when no marker is there, JSEG_PAST for a segment whose length
+ * runs past the end of the data (s filled with what is there). */
+static int jpeg_next(const unsigned char *b, size_t len, size_t *pos, jseg *s)
+{
+    size_t p = *pos;
+    s->begin = p;
+    if (p >= len || b[p] != 0xff)
+        return p >= len ? JSEG_END : JSEG_BAD;
+    while (p < len && b[p] == 0xff) /* fill bytes */
+        p++;
+    if (p >= len)
+        return JSEG_END;
+    int mk = b[p++];
+    s->marker = mk;
+    if (mk == 0xd9 || mk == 0xda) { /* EOI, SOS */
+        *pos = s->begin;
+        return JSEG_END;
+    }
+    if (mk == 0x00 || mk == 0xd8)
+        return JSEG_BAD;
+    if (mk == 0x01 || (mk >= 0xd0 && mk <= 0xd7)) { /* TEM, RSTn: no length */
+        s->pay = s->end = p;
+        s->paylen = 0;
+        *pos = p;
+        return JSEG_OK;
+    }
+    if (len - p < 2) {
+        s->pay = s->end = len;
+        s->paylen = 0;
+        return JSEG_PAST;
+    }
+    size_t l = (size_t)b[p] << 8 | b[p + 1];
+    if (l < 2)
+        return JSEG_BAD;
+    s->pay = p + 2;
+    if (l - 2 > len - s->pay) {
+        s->paylen = len - s->pay;
+        s->end = len;
+        return JSEG_PAST;
+    }
+    s->paylen = l - 2;
+    s->end = s->pay + s->paylen;
+    *pos = s->end;
+    return JSEG_OK;
+}
+
+/* Whether n bytes at p could begin with id (compares what is there of it). */
+static int starts_like(const unsigned char *p, size_t n, const char *id, size_t idlen)
+{
+    return memcmp(p, id, n < idlen ? n : idlen) == 0;
+}
+
+static int is_exif_app1(const unsigned char *b, const jseg *s)
+{
+    return s->marker == 0xe1 && s->paylen >= 6 && memcmp(b + s->pay, exif_id, 6) == 0;
+}
+
+static int is_icc_app2(const unsigned char *b, const jseg *s)
+{
+    return s->marker == 0xe2 && s->paylen >= 14 && memcmp(b + s->pay, icc_id, 12) == 0;
+}
+
+int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
+{
+    if (!m)
+        return vki_fail(e, VKIMG_E_USAGE, "jpeg metadata: NULL output");
+    meta_init(m);
+    if (!b || len < 2 || b[0] != 0xff || b[1] != 0xd8)
+        return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: not a JPEG");
+
+    struct { size_t off, n; } seg[256];
+    unsigned char have[256] = { 0 };
+    int count = 0, nseen = 0, icc_bad = 0;
+    size_t pos = 2;
+    jseg s;
+    for (;;) {
+        int r = jpeg_next(b, len, &pos, &s);
+        if (r == JSEG_END || r == JSEG_BAD)
+            break;
+        if (r == JSEG_PAST) {
+            /* cut off: an error only where it is metadata we would read */
+            const unsigned char *p = b + s.pay;
+            if ((s.marker == 0xe1 && !m->exif && starts_like(p, s.paylen, exif_id, 6)) ||
+                (s.marker == 0xe2 && starts_like(p, s.paylen, icc_id, 12))) {
+                vki_meta_free(m);
+                return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: APP%d segment runs past the end of the data",
+                                s.marker - 0xe0);
+            }
+            break;
+        }
+        if (is_exif_app1(b, &s) && !m->exif) {
+            const unsigned char *t = b + s.pay + 6;
+            size_t n = s.paylen - 6;
+            if (tiff_le(t, n) >= 0) {
+                if (!(m->exif = dup_bytes(t, n))) {
+                    vki_meta_free(m);
+                    return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: out of memory (%zu bytes)", n);
+                }
+                m->exif_len = n;
+            }
+        } else if (is_icc_app2(b, &s) && !icc_bad) {
+            int seq = b[s.pay + 12], cnt = b[s.pay + 13];
+            if (cnt == 0 || seq == 0 || seq > cnt || (count && cnt != count) || have[seq]) {
+                icc_bad = 1; /* inconsistent: no profile, the image is still fine */
+            } else {
+                count = cnt;
+                have[seq] = 1;
+                seg[seq].off = s.pay + 14;
+                seg[seq].n = s.paylen - 14;
+                nseen++;
+            }
+        }
+    }
+
+    if (!icc_bad && count && nseen == count) {
+        size_t total = 0;
+        for (int i = 1; i <= count; i++)
+            total += seg[i].n; /* <= len: the segments are in the data */
+        if (total) {
+            if (!(m->icc = malloc(total))) {
+                vki_meta_free(m);
+                return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: out of memory (%zu bytes)", total);
+            }
+            size_t at = 0;
+            for (int i = 1; i <= count; i++) {
+                memcpy(m->icc + at, b + seg[i].off, seg[i].n);
+                at += seg[i].n;
+            }
+            m->icc_len = total;
+        }
+    }
+    m->orientation = m->exif ? vki_exif_orientation(m->exif, m->exif_len) : 1;
+    return 0;
+}
+
+int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, unsigned char **out, size_t *outlen,
+                      unsigned *dropped, vkimg_err *e)
+{
+    if (!out || !outlen || !m)
+        return vki_fail(e, VKIMG_E_USAGE, "jpeg metadata: NULL argument");
+    *out = NULL;
+    *outlen = 0;
+    if (dropped)
+        *dropped = 0;
+    if (!jpg || len < 2 || jpg[0] != 0xff || jpg[1] != 0xd8)
+        return vki_fail(e, VKIMG_E_RUNTIME, "jpeg metadata: the input is not a JPEG");
+
+    size_t exif_len = m->exif ? m->exif_len : 0, icc_len = m->icc ? m->icc_len : 0;
+    if (exif_len > VKI_JPEG_EXIF_MAX) {
+        exif_len = 0;
+        if (dropped)
+            *dropped |= VKI_META_DROPPED_EXIF;
+    }
+    if (icc_len > VKI_JPEG_ICC_MAX) {
+        icc_len = 0;
+        if (dropped)
+            *dropped |= VKI_META_DROPPED_ICC;
+    }
+    const size_t nicc = (icc_len + VKI_JPEG_ICC_CHUNK - 1) / VKI_JPEG_ICC_CHUNK; /* <= 255 */
+    const size_t add = (exif_len ? 4 + 6 + exif_len : 0) + nicc * (4 + 14) + icc_len;
+    if (len > SIZE_MAX - add)
+        return vki_fail(e, VKIMG_E_RUNTIME, "jpeg metadata: file too large");
+    unsigned char *o = malloc(len + add);
+    if (!o)
+        return vki_fail(e, VKIMG_E_RUNTIME, "jpeg metadata: out of memory (%zu bytes)", len + add);
+
+    size_t op = 0, pos = 2;
+    o[op++] = 0xff;
+    o[op++] = 0xd8;
+    int inserted = 0;
+    jseg s;
+    for (;;) {
+        size_t at = pos;
+        int r = jpeg_next(jpg, len, &pos, &s);
+        if (r == JSEG_BAD || r == JSEG_PAST) {
+            free(o);
+            return vki_fail(e, VKIMG_E_RUNTIME, "jpeg metadata: malformed input JPEG (%s at byte %zu)",
+                            r == JSEG_PAST ? "a segment runs past the end" : "no marker", at);
+        }
+        /* JFIF APP0 (and its JFXX extensions) stay in front of the inserted segments */
+        int jfif = r == JSEG_OK && s.marker == 0xe0 && s.paylen >= 5 &&
+                   (memcmp(jpg + s.pay, "JFIF", 5) == 0 || memcmp(jpg + s.pay, "JFXX", 5) == 0);
+        if (!inserted && !jfif) {
+            if (exif_len) {
+                o[op] = 0xff;
+                o[op + 1] = 0xe1;
+                put16be(o + op + 2, (unsigned)(2 + 6 + exif_len));
+                memcpy(o + op + 4, exif_id, 6);
+                memcpy(o + op + 10, m->exif, exif_len);
+                op += 10 + exif_len;
+            }
+            for (size_t i = 0; i < nicc; i++) {
+                size_t off = i * VKI_JPEG_ICC_CHUNK, n = icc_len - off < VKI_JPEG_ICC_CHUNK ? icc_len - off : VKI_JPEG_ICC_CHUNK;
+                o[op] = 0xff;
+                o[op + 1] = 0xe2;
+                put16be(o + op + 2, (unsigned)(2 + 14 + n));
+                memcpy(o + op + 4, icc_id, 12);
+                o[op + 16] = (unsigned char)(i + 1);
+                o[op + 17] = (unsigned char)nicc;
+                memcpy(o + op + 18, m->icc + off, n);
+                op += 18 + n;
+            }
+            inserted = 1;
+        }
+        if (r == JSEG_END) {
+            memcpy(o + op, jpg + at, len - at); /* SOS (or EOI) and all that follows */
+            op += len - at;
+            break;
+        }
+        if ((exif_len && is_exif_app1(jpg, &s)) || (icc_len && is_icc_app2(jpg, &s)))
+            continue; /* replaced */
+        memcpy(o + op, jpg + s.begin, s.end - s.begin);
+        op += s.end - s.begin;
+    }
+    *out = o;
+    *outlen = op;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ PNG */
+
+/* A PNG keyword: 1..79 bytes of printable Latin-1 (32..126, 161..255), no leading,
+ * trailing or consecutive spaces. */
+static int png_keyword_ok(const unsigned char *k, size_t n)
+{
+    if (n < 1 || n > 79 || k[0] == ' ' || k[n - 1] == ' ')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!((k[i] >= 32 && k[i] <= 126) || k[i] >= 161))
+            return 0;
+        if (k[i] == ' ' && k[i + 1] == ' ')
+            return 0;
+    }
+    return 1;
+}
+
+/* Inflates an iCCP chunk's zlib stream: 0 with *out (NULL for an empty or broken
+ * stream: ignored), or VKIMG_E_RUNTIME (over VKI_ICC_MAX, out of memory). */
+static int inflate_icc(const unsigned char *z, size_t zn, unsigned char **out, size_t *outn, vkimg_err *e)
+{
+    *out = NULL;
+    *outn = 0;
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (!d)
+        return vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: out of memory");
+    size_t cap = zn < VKI_ICC_MAX / 4 ? zn * 4 : VKI_ICC_MAX;
+    if (cap < 4096)
+        cap = 4096;
+    unsigned char *buf = NULL;
+    int rc = 0;
+    for (;;) {
+        unsigned char *nb = realloc(buf, cap);
+        if (!nb) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: out of memory (%zu bytes)", cap);
+            break;
+        }
+        buf = nb;
+        size_t got = 0;
+        enum libdeflate_result r = libdeflate_zlib_decompress(d, z, zn, buf, cap, &got);
+        if (r == LIBDEFLATE_SUCCESS) {
+            if (got) {
+                *out = buf;
+                *outn = got;
+                buf = NULL;
+            }
+            break;
+        }
+        if (r != LIBDEFLATE_INSUFFICIENT_SPACE)
+            break; /* bad data: no profile */
+        if (cap >= VKI_ICC_MAX) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: the iCCP profile inflates to more than %zu MiB",
+                          VKI_ICC_MAX >> 20);
+            break;
+        }
+        cap = cap > VKI_ICC_MAX / 2 ? VKI_ICC_MAX : cap * 2;
+    }
+    free(buf);
+    libdeflate_free_decompressor(d);
+    return rc;
+}
+
+int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
+{
+    if (!m)
+        return vki_fail(e, VKIMG_E_USAGE, "png metadata: NULL output");
+    meta_init(m);
+    if (!b || len < 8 || memcmp(b, png_sig, 8) != 0)
+        return vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: not a PNG");
+    size_t pos = 8;
+    int seen_idat = 0, seen_iccp = 0;
+    while (len - pos >= 8) {
+        uint32_t n = be32(b + pos);
+        const unsigned char *type = b + pos + 4;
+        const int is_iccp = memcmp(type, "iCCP", 4) == 0 && !seen_idat && !seen_iccp;
+        const int is_exif = memcmp(type, "eXIf", 4) == 0 && !m->exif;
+        if (n > PNG_CHUNK_MAX || n > len - pos - 8 || len - pos - 8 - n < 4) {
+            if (is_iccp || is_exif) {
+                vki_meta_free(m);
+                return vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: the %.4s chunk runs past the end of the data",
+                                (const char *)type);
+            }
+            break;
+        }
+        const unsigned char *d = b + pos + 8;
+        const int crc_ok = (is_iccp || is_exif) && libdeflate_crc32(0, type, 4 + (size_t)n) == be32(d + n);
+        pos += 12 + (size_t)n;
+        if (memcmp(type, "IEND", 4) == 0)
+            break;
+        if (memcmp(type, "IDAT", 4) == 0)
+            seen_idat = 1;
+        if (is_iccp) {
+            seen_iccp = 1; /* only one iCCP: a later one is not looked at */
+            size_t k = 0;
+            while (k < n && k < 80 && d[k])
+                k++;
+            if (!crc_ok || k == 0 || k >= n || k > 79 || n - k < 2 || d[k + 1] != 0)
+                continue; /* name not 1..79 bytes, no method byte, method not deflate: ignored */
+            unsigned char *icc;
+            size_t icc_n;
+            if (inflate_icc(d + k + 2, n - k - 2, &icc, &icc_n, e)) {
+                vki_meta_free(m);
+                return VKIMG_E_RUNTIME;
+            }
+            if (icc) {
+                m->icc = icc;
+                m->icc_len = icc_n;
+                if (png_keyword_ok(d, k)) {
+                    memcpy(m->icc_name, d, k);
+                    m->icc_name[k] = 0;
+                }
+            }
+        } else if (is_exif && crc_ok && tiff_le(d, n) >= 0) {
+            if (!(m->exif = dup_bytes(d, n))) {
+                vki_meta_free(m);
+                return vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: out of memory (%u bytes)", (unsigned)n);
+            }
+            m->exif_len = n;
+        }
+    }
+    m->orientation = m->exif ? vki_exif_orientation(m->exif, m->exif_len) : 1;
+    return 0;
+}
+
+int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
+{
+    if (!m)
+        return vki_fail(e, VKIMG_E_USAGE, "metadata: NULL output");
+    if (b && len >= 8 && memcmp(b, png_sig, 8) == 0)
+        return vki_meta_read_png(b, len, m, e);
+    if (b && len >= 2 && b[0] == 0xff && b[1] == 0xd8)
+        return vki_meta_read_jpeg(b, len, m, e);
+    meta_init(m);
+    return 0;
+}
+
+/* Fills in the length, type and CRC of a chunk whose data is already at p + 8;
+ * returns the chunk's total size. */
+static size_t finish_chunk(unsigned char *p, const char type[4], size_t n)
+{
+    put32be(p, (uint32_t)n);
+    memcpy(p + 4, type, 4);
+    put32be(p + 8 + n, libdeflate_crc32(0, p + 4, 4 + n));
+    return 12 + n;
+}
+
+int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, unsigned char **out, size_t *outlen,
+                     unsigned *dropped, vkimg_err *e)
+{
+    if (!out || !outlen || !m)
+        return vki_fail(e, VKIMG_E_USAGE, "png metadata: NULL argument");
+    *out = NULL;
+    *outlen = 0;
+    if (dropped)
+        *dropped = 0;
+    if (!png || len < 8 + 25 || memcmp(png, png_sig, 8) != 0 || be32(png + 8) != 13 ||
+        memcmp(png + 12, "IHDR", 4) != 0)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png metadata: the input is not a PNG");
+
+    size_t exif_len = m->exif ? m->exif_len : 0, icc_len = m->icc ? m->icc_len : 0;
+    if (exif_len && tiff_le(m->exif, exif_len) < 0)
+        return vki_fail(e, VKIMG_E_USAGE, "png metadata: the EXIF block does not begin with a TIFF header");
+    const char *name = m->icc_name[0] ? m->icc_name : ICC_DEFAULT_NAME;
+    const size_t name_len = strnlen(name, sizeof m->icc_name);
+    if (icc_len && !png_keyword_ok((const unsigned char *)name, name_len))
+        return vki_fail(e, VKIMG_E_USAGE, "png metadata: invalid ICC profile name");
+    if (exif_len > PNG_CHUNK_MAX) {
+        exif_len = 0;
+        if (dropped)
+            *dropped |= VKI_META_DROPPED_EXIF;
+    }
+
+    int rc = 0;
+    unsigned char *iccp = NULL, *o = NULL; /* iccp: the iCCP chunk, whole */
+    size_t iccp_len = 0;
+    struct libdeflate_compressor *c = NULL;
+    if (icc_len) {
+        if (!(c = libdeflate_alloc_compressor(9))) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "png metadata: out of memory");
+            goto done;
+        }
+        const size_t bound = libdeflate_zlib_compress_bound(c, icc_len);
+        if (bound > SIZE_MAX - 8 - 80 - 4 || !(iccp = malloc(8 + name_len + 2 + bound + 4))) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "png metadata: out of memory (ICC profile of %zu bytes)", icc_len);
+            goto done;
+        }
+        memcpy(iccp + 8, name, name_len);
+        iccp[8 + name_len] = 0;
+        iccp[8 + name_len + 1] = 0; /* compression method: deflate */
+        size_t z = libdeflate_zlib_compress(c, m->icc, icc_len, iccp + 8 + name_len + 2, bound);
+        if (!z) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "png metadata: ICC profile compression failed");
+            goto done;
+        }
+        if (name_len + 2 + z > PNG_CHUNK_MAX) {
+            icc_len = 0;
+            if (dropped)
+                *dropped |= VKI_META_DROPPED_ICC;
+        } else {
+            iccp_len = finish_chunk(iccp, "iCCP", name_len + 2 + z);
+        }
+    }
+    const size_t add = iccp_len + (exif_len ? 12 + exif_len : 0);
+    if (len > SIZE_MAX - add || !(o = malloc(len + add))) {
+        rc = vki_fail(e, VKIMG_E_RUNTIME, "png metadata: out of memory (%zu bytes)", len);
+        goto done;
+    }
+    memcpy(o, png, 8 + 25); /* signature, IHDR */
+    size_t op = 8 + 25;
+    if (iccp_len) {
+        memcpy(o + op, iccp, iccp_len);
+        op += iccp_len;
+    }
+    if (exif_len) {
+        memcpy(o + op + 8, m->exif, exif_len);
+        op += finish_chunk(o + op, "eXIf", exif_len);
+    }
+    size_t pos = 8 + 25;
+    int ended = 0;
+    while (!ended) {
+        if (len - pos < 12) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "png metadata: malformed input PNG (no IEND chunk)");
+            goto done;
+        }
+        uint32_t n = be32(png + pos);
+        if (n > PNG_CHUNK_MAX || n > len - pos - 12) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "png metadata: malformed input PNG (a chunk runs past the end)");
+            goto done;
+        }
+        const unsigned char *type = png + pos + 4;
+        const size_t whole = 12 + (size_t)n;
+        ended = memcmp(type, "IEND", 4) == 0;
+        const int drop = (iccp_len && (memcmp(type, "iCCP", 4) == 0 || memcmp(type, "sRGB", 4) == 0)) ||
+                         (exif_len && memcmp(type, "eXIf", 4) == 0);
+        if (!drop) {
+            memcpy(o + op, png + pos, whole);
+            op += whole;
+        }
+        pos += whole;
+    }
+    *out = o;
+    *outlen = op;
+    o = NULL;
+done:
+    libdeflate_free_compressor(c);
+    free(iccp);
+    free(o);
+    return rc;
+}

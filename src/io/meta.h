@@ -1,0 +1,106 @@
+/* Image metadata carried from input to output: the ICC colour profile, the EXIF block
+ * and its orientation. Read from JPEG (APP1 "Exif", APP2 "ICC_PROFILE") and PNG (iCCP,
+ * eXIf); inserted into encoded PNG and JPEG files. Pure functions on bytes in memory:
+ * no file I/O, no Vulkan, no global state (thread-safe). Errors name no file: the
+ * caller adds the path.
+ *
+ * Reading policy (vki_meta_read_*): metadata is best effort, the image decoders judge
+ * the file. Malformed metadata is ignored and its field left empty: an ICC profile
+ * whose JPEG segments are missing, duplicated or inconsistent, an iCCP whose zlib
+ * stream or CRC is bad, an "Exif" APP1 or eXIf that does not hold a TIFF block, a
+ * second EXIF block (the first one counts). VKIMG_E_RUNTIME only for: a buffer that
+ * is not a JPEG / PNG at all, a metadata segment or chunk that runs past the end of
+ * the buffer (the file is cut off where it matters), an iCCP profile that inflates
+ * to more than VKI_ICC_MAX bytes, out of memory. After an error *m is empty
+ * (vki_meta_free'd); a caller that wants metadata only when it is there may ignore
+ * the error. Segments and chunks that run past the end but are not metadata end the
+ * scan without an error.
+ *
+ * Byte identity: what is read is kept exactly (the ICC profile as embedded, the EXIF
+ * TIFF block from its "II*\0" / "MM\0*" header on), and the writers embed it exactly,
+ * so read(add_meta(file, m)) gives back m's bytes. */
+#ifndef VKI_META_H
+#define VKI_META_H
+
+#include "vkimg/vkimg.h"
+
+#include <stddef.h>
+
+/* The largest ICC profile a PNG iCCP chunk may inflate to (its size is not stored). */
+#define VKI_ICC_MAX ((size_t)64 << 20)
+/* The largest EXIF block a JPEG can hold: one APP1 segment of 65535 - 2 bytes, less
+ * the 6 of "Exif\0\0". */
+#define VKI_JPEG_EXIF_MAX ((size_t)65527)
+/* ICC profile bytes per JPEG APP2 segment: 65535 - 2 (length) - 14 ("ICC_PROFILE\0",
+ * sequence number, count); at most 255 segments. */
+#define VKI_JPEG_ICC_CHUNK ((size_t)65519)
+#define VKI_JPEG_ICC_MAX (255 * VKI_JPEG_ICC_CHUNK)
+
+typedef struct vki_meta {
+    unsigned char *icc;  /* the ICC profile, exactly as embedded (NULL if none); malloc()ed */
+    size_t icc_len;
+    char icc_name[80];   /* PNG iCCP profile name as read (valid per PNG: 1..79 printable Latin-1
+                            bytes, no leading, trailing or double spaces), "" otherwise; the PNG
+                            writer uses it, or "ICC Profile" when empty */
+    unsigned char *exif; /* the EXIF TIFF block from "II*\0"/"MM\0*" on (JPEG APP1 after
+                            "Exif\0\0", PNG eXIf content); NULL if none; malloc()ed */
+    size_t exif_len;
+    int orientation;     /* EXIF tag 0x0112 of IFD0: 1..8; 1 if absent or invalid */
+} vki_meta;
+
+/* Frees the buffers and resets *m to empty (orientation 1). NULL is fine. */
+void vki_meta_free(vki_meta *m);
+
+/* Metadata of a JPEG: the markers from SOI up to SOS/EOI are walked (every length
+ * bounds-checked). The first APP1 "Exif\0\0" whose payload is a TIFF block gives
+ * exif; APP2 "ICC_PROFILE\0" segments (sequence number 1..count, count the same in
+ * all, each number exactly once) are joined in sequence order into icc. *m is
+ * overwritten (not freed first). See the reading policy above. */
+int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
+/* Metadata of a PNG: the chunks after the signature up to IEND (every length
+ * bounds-checked, CRCs of iCCP and eXIf checked). iCCP before IDAT (name, NUL,
+ * compression method 0, a zlib stream inflated with libdeflate up to VKI_ICC_MAX)
+ * gives icc and icc_name; the first eXIf anywhere (PNG puts no order on it: writers
+ * such as libpng may put it after IDAT) gives exif. */
+int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
+/* Either of the two by the file's signature; any other file gives 0 and an empty *m. */
+int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
+
+/* The orientation tag (0x0112, type SHORT, count 1) of IFD0 of a TIFF block (II or MM
+ * byte order): 1..8; 1 when the block, IFD0 or the tag is absent or malformed, or the
+ * value is outside 1..8. IFD0's entry count is bounded by the block's size (a count
+ * claiming more entries than fit is cut to the entries that do). */
+int vki_exif_orientation(const unsigned char *exif, size_t len);
+/* Rewrites the orientation tag's value in place (same length, the block's byte
+ * order): returns 1 when rewritten, 0 when there is no such tag (nothing to change:
+ * absent means 1), -1 for a value outside 1..8 (nothing changed). */
+int vki_exif_set_orientation(unsigned char *exif, size_t len, int value);
+
+/* Flags for *dropped of the writers: metadata left out because the format cannot
+ * hold it (the file is still written, without that item). */
+#define VKI_META_DROPPED_EXIF 1u /* JPEG: EXIF block over VKI_JPEG_EXIF_MAX; PNG: over 2^31-1 */
+#define VKI_META_DROPPED_ICC 2u  /* JPEG: ICC profile over VKI_JPEG_ICC_MAX; PNG: iCCP over 2^31-1 */
+
+/* Inserts m's ICC profile and EXIF block into an encoded PNG: a new malloc()ed file in
+ * *out. iCCP (m->icc_name or "ICC Profile", compression method 0, zlib by libdeflate)
+ * goes right after IHDR and eXIf after it, both before PLTE and IDAT. The input's own
+ * iCCP and sRGB chunks are dropped when m has an ICC profile (PNG allows not both),
+ * its eXIf chunks when m has an EXIF block; every other chunk is copied as it is, up
+ * to and including IEND. m's items of length 0 are absent. The EXIF block must begin
+ * with a TIFF header ("II*\0" / "MM\0*", as PNG requires). dropped (may be NULL)
+ * receives VKI_META_DROPPED_* flags. Errors: VKIMG_E_RUNTIME for a malformed input
+ * PNG or out of memory, VKIMG_E_USAGE for an EXIF block without a TIFF header or a
+ * bad icc_name. */
+int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, unsigned char **out, size_t *outlen,
+                     unsigned *dropped, vkimg_err *e);
+/* The same for a JPEG: after SOI, and after a JFIF APP0 (and JFXX APP0s) right behind
+ * it, come APP1 "Exif\0\0" + EXIF block (dropped, with VKI_META_DROPPED_EXIF, when it
+ * is over VKI_JPEG_EXIF_MAX bytes), then the ICC profile as APP2 "ICC_PROFILE\0"
+ * segments of at most VKI_JPEG_ICC_CHUNK bytes numbered 1..n (dropped, with
+ * VKI_META_DROPPED_ICC, over VKI_JPEG_ICC_MAX). The input's own "Exif" APP1 / ICC
+ * APP2 segments before SOS are dropped when m has a replacement; everything else is
+ * copied as it is. */
+int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, unsigned char **out, size_t *outlen,
+                      unsigned *dropped, vkimg_err *e);
+
+#endif
