@@ -220,9 +220,9 @@ static int run(int argc, char **argv)
     bool data = vkimg_pipeline_data_output(p, &data_fmt), levels = vkimg_pipeline_writes_levels(p);
     for (int i = 0; i < njobs; i++) {
         char *level0 = vkimg_level_path(jobs[i].out, 0);
-        if (levels && !level0) {
-            rc = cli_error(CLI_EXIT_USAGE, "%s: the pipeline writes one image per mip level: put {level} in the "
-                           "output name (e.g. 'out/{stem}_{level}.png')", jobs[i].out);
+        if (levels && !level0 && vkimg_file_kind_of(jobs[i].out) != VKIMG_FILE_KTX2) {
+            rc = cli_error(CLI_EXIT_USAGE, "%s: the pipeline writes one image per mip level: write them to .ktx2, "
+                           "or put {level} in the output name (e.g. 'out/{stem}_{level}.png')", jobs[i].out);
             goto done;
         }
         if (!levels && level0) {

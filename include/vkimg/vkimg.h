@@ -124,12 +124,14 @@ typedef enum vkimg_file_kind {
     VKIMG_FILE_UNKNOWN = 0,
     VKIMG_FILE_PNG, VKIMG_FILE_JPEG, VKIMG_FILE_BMP, VKIMG_FILE_TGA, VKIMG_FILE_HDR,
     VKIMG_FILE_NPY,
+    VKIMG_FILE_KTX2, /* written only: a texture with its mip levels (vkimg_save_levels) */
 } vkimg_file_kind;
 
 /* Output kind from the path's extension (case-insensitive). */
 VKIMG_API vkimg_file_kind vkimg_file_kind_of(const char *path);
 /* The sample format a file of this kind is written in, given the data's format:
- * PNG keeps U16 (16-bit PNG), HDR is F32, NPY keeps the format, the rest are U8. */
+ * PNG keeps U16 (16-bit PNG), HDR is F32, NPY keeps the format, KTX2 keeps U8,
+ * U16 and F32 (other formats: F32), the rest are U8. */
 VKIMG_API vkimg_fmt vkimg_file_fmt(vkimg_file_kind k, vkimg_fmt data_fmt);
 
 /* Writes atomically: a temporary file in the output directory, then rename.

@@ -1,6 +1,7 @@
 /* Writing the several images of one result (mipmap levels): a {level} path
  * template, one file each, or one KTX2 file. */
 #include "io/io_priv.h"
+#include "io/ktx2.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -22,12 +23,27 @@ char *vkimg_level_path(const char *path, int k)
     return out;
 }
 
+int vki_ktx2_save(const char *path, const vkimg_image *levels, int n, vkimg_err *e)
+{
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    vkimg_err ke;
+    int rc = vki_ktx2_encode(levels, n, &buf, &len, &ke);
+    if (rc)
+        return vki_fail(e, rc, "%s: %s", path, ke.msg);
+    rc = vki_write_atomic(path, buf, len, e);
+    free(buf);
+    return rc;
+}
+
 int vkimg_save_levels(const char *path, const vkimg_image *levels, int n, const vkimg_save_opts *o, vkimg_err *e)
 {
     if (!path || !levels || n < 1)
         return vki_fail(e, VKIMG_E_USAGE, "vkimg_save_levels: NULL argument");
+    if (vkimg_file_kind_of(path) == VKIMG_FILE_KTX2 && !strstr(path, LEVEL_FIELD))
+        return vki_ktx2_save(path, levels, n, e);
     if (!strstr(path, LEVEL_FIELD))
-        return vki_fail(e, VKIMG_E_USAGE, "%s: %d images to write: the output needs {level} in its name",
+        return vki_fail(e, VKIMG_E_USAGE, "%s: %d images to write: the output needs {level} in its name, or .ktx2",
                         path, n);
     for (int k = 0; k < n; k++) {
         char *p = vkimg_level_path(path, k);

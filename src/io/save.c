@@ -87,6 +87,8 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         size_t shape[3] = { (size_t)im->h, (size_t)im->w, (size_t)im->c };
         return vki_npy_save(path, vki_npy_descr(im->fmt), im->c == 1 ? 2 : 3, shape, im->data, bytes, e);
     }
+    if (k == VKIMG_FILE_KTX2) /* one level */
+        return vki_ktx2_save(path, im, 1, e);
 
     /* JPEG and TGA headers hold 16-bit sizes */
     const int64_t w = im->w, h = im->h;
