@@ -92,6 +92,7 @@ static void run_job(batch *b, job *j)
     double t0 = cli_now_ms();
     vkimg_err e = { 0 };
     vkimg_image src = { 0 }, one = { 0 }, *levels = NULL;
+    vkimg_meta meta = { .orientation = 1 };
     int nlevels = 0;
     struct stat st;
     char *level0 = vkimg_level_path(j->out, 0);
@@ -102,7 +103,7 @@ static void run_job(batch *b, job *j)
         return;
     }
     double t = cli_now_ms();
-    if (vkimg_load(j->in, &b->cfg->lo, &src, &e))
+    if (vkimg_load_meta(j->in, &b->cfg->lo, &src, &meta, &e))
         goto fail;
     j->decode_ms = cli_now_ms() - t;
     j->w = src.w;
@@ -113,7 +114,12 @@ static void run_job(batch *b, job *j)
         snprintf(e.msg, sizeof e.msg, "%s", b->ctx_err);
         goto fail;
     }
-    vkimg_run_opts ro = { .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src.fmt), .timing = &j->timing };
+    vkimg_run_opts ro = { .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src.fmt), .timing = &j->timing,
+                          .orientation = b->cfg->auto_orient ? meta.orientation : 1 };
+    if (b->cfg->auto_orient)
+        vkimg_meta_set_orientation(&meta, 1); /* the pixels are upright now: the written tag says so */
+    vkimg_save_opts so = b->cfg->so;
+    so.meta = b->cfg->keep_meta ? &meta : NULL;
     int n = vkimg_pipeline_outputs(b->cfg->p, &src, &ro, &e);
     if (n < 1)
         goto fail;
@@ -134,18 +140,19 @@ static void run_job(batch *b, job *j)
         goto fail;
     j->oc = dst[0].c;
     t = cli_now_ms();
-    if (vkimg_pipeline_writes_levels(b->cfg->p) ? vkimg_save_levels(j->out, dst, n, &b->cfg->so, &e)
-                                                : vkimg_save(j->out, dst, &b->cfg->so, &e))
+    if (vkimg_pipeline_writes_levels(b->cfg->p) ? vkimg_save_levels(j->out, dst, n, &so, &e)
+                                                : vkimg_save(j->out, dst, &so, &e))
         goto fail;
     j->encode_ms = cli_now_ms() - t;
     for (int k = 0; k < n; k++) {
         char *path = vkimg_level_path(j->out, k);
-        if (!stat(path ? path : j->out, &st))
+        if ((path || k == 0) && !stat(path ? path : j->out, &st))
             j->bytes += (long long)st.st_size;
         free(path);
         vkimg_image_free(&dst[k]);
     }
     free(levels);
+    vkimg_meta_free(&meta);
     j->total_ms = cli_now_ms() - t0;
     j->timing.decode_ms = j->decode_ms;
     j->timing.encode_ms = j->encode_ms;
@@ -157,6 +164,7 @@ fail:
     for (int k = 0; k < nlevels; k++)
         vkimg_image_free(&levels[k]);
     free(levels);
+    vkimg_meta_free(&meta);
     j->status = 1;
     snprintf(j->err, sizeof j->err, "%s", e.msg);
     j->total_ms = cli_now_ms() - t0;

@@ -25,6 +25,8 @@ typedef struct batch_cfg {
     vkimg_save_opts so;
     cli_common common;
     bool skip_existing, fail_fast, progress;
+    bool auto_orient; /* apply the EXIF orientation on load (the written tag then says 1) */
+    bool keep_meta;   /* write the input's ICC profile and EXIF into PNG and JPEG outputs */
     int threads;      /* decode/encode workers */
     int gpu_inflight; /* images on a device at once */
 } batch_cfg;

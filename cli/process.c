@@ -17,7 +17,8 @@
 
 enum {
     O_INPUT, O_OUTPUT, O_FILTER, O_FILTER_FILE, O_QUALITY, O_PNG_LEVEL, O_MAX_PIXELS, O_RECURSIVE, O_THREADS,
-    O_MAX_INFLIGHT, O_GPU_INFLIGHT, O_SKIP_EXISTING, O_FAIL_FAST, O_PROGRESS, O_NO_PROGRESS, O_SHARD,
+    O_MAX_INFLIGHT, O_GPU_INFLIGHT, O_SKIP_EXISTING, O_FAIL_FAST, O_PROGRESS, O_NO_PROGRESS, O_SHARD, O_NO_AUTO_ORIENT,
+    O_STRIP,
 };
 
 #define MAX_PIPELINE_FILE (1u << 20) /* bytes of a -F file */
@@ -54,13 +55,18 @@ static const cli_opt process_opts[] = {
     { "--no-progress", NULL, CLI_FLAG, NULL, "no progress line", .id = O_NO_PROGRESS },
     { "--shard", NULL, CLI_STR, "K/N", "process the K-th of N stable shards of the inputs (FNV-1a of the path)",
       .id = O_SHARD },
+    { "--no-auto-orient", NULL, CLI_FLAG, NULL,
+      "keep the stored pixels: don't apply the EXIF orientation (by default it is applied on load and the written "
+      "tag says 1)", .id = O_NO_AUTO_ORIENT },
+    { "--strip", NULL, CLI_FLAG, NULL, "write no ICC profile or EXIF (by default PNG and JPEG outputs keep the input's)",
+      .id = O_STRIP },
 };
 
 typedef struct args {
     strvec in;
     const char *out, *ftext, *ffile;
     long quality, level, max_pixels, threads, inflight, gpu_inflight;
-    bool recursive, skip_existing, fail_fast;
+    bool recursive, skip_existing, fail_fast, no_auto_orient, strip;
     int progress; /* -1 auto */
     unsigned shard_k, shard_n;
 } args;
@@ -85,6 +91,8 @@ static int on_arg(void *user, int id, const cli_value *v)
     case O_FAIL_FAST: a->fail_fast = true; break;
     case O_PROGRESS: a->progress = 1; break;
     case O_NO_PROGRESS: a->progress = 0; break;
+    case O_NO_AUTO_ORIENT: a->no_auto_orient = true; break;
+    case O_STRIP: a->strip = true; break;
     case O_SHARD: {
         char tail;
         if (sscanf(v->str, "%u/%u%c", &a->shard_k, &a->shard_n, &tail) != 2 || a->shard_n < 1 || a->shard_k < 1 ||
@@ -257,6 +265,8 @@ static int run(int argc, char **argv)
         .so = { .quality = (int)a.quality, .png_level = (int)a.level },
         .common = common,
         .skip_existing = a.skip_existing,
+        .auto_orient = !a.no_auto_orient,
+        .keep_meta = !a.strip,
         .fail_fast = a.fail_fast,
         .progress = a.progress < 0 ? isatty(2) && njobs > 1 && cli_verbose >= 0 : a.progress,
         .threads = threads,

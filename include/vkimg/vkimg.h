@@ -96,6 +96,22 @@ VKIMG_API void vkimg_image_free(vkimg_image *im);
 
 #define VKIMG_DEFAULT_MAX_PIXELS (268435456ull) /* 256 Mpx: 16384x16384 */
 
+/* The metadata vkimg carries from an input file to its output: the ICC colour
+ * profile and the EXIF block, byte for byte, and the EXIF orientation. Read from
+ * JPEG (APP1 Exif, APP2 ICC_PROFILE) and PNG (iCCP, eXIf); written into PNG and
+ * JPEG outputs. */
+typedef struct vkimg_meta {
+    unsigned char *icc;  /* the ICC profile as embedded (NULL: none); malloc()ed */
+    size_t icc_len;
+    char icc_name[80];   /* PNG iCCP profile name ("" otherwise) */
+    unsigned char *exif; /* the EXIF block from its TIFF header on (NULL: none); malloc()ed */
+    size_t exif_len;
+    int orientation;     /* EXIF orientation 1..8 (1: none) */
+} vkimg_meta;
+VKIMG_API void vkimg_meta_free(vkimg_meta *m);
+/* Sets the orientation, and rewrites the EXIF block's tag to it when it has one. */
+VKIMG_API void vkimg_meta_set_orientation(vkimg_meta *m, int orientation);
+
 typedef struct vkimg_load_opts {
     uint64_t max_pixels; /* 0 = VKIMG_DEFAULT_MAX_PIXELS */
 } vkimg_load_opts;
@@ -106,6 +122,12 @@ typedef struct vkimg_load_opts {
 VKIMG_API int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
 VKIMG_API int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg_load_opts *o,
                                 vkimg_image *out, vkimg_err *e);
+/* vkimg_load, with the file's metadata in *meta (free it with vkimg_meta_free):
+ * ICC profile, EXIF block and orientation of JPEG and PNG files; empty for other
+ * formats, and where the metadata is malformed (the image still loads). The
+ * pixels are as stored: apply meta->orientation with vkimg_run_opts.orientation. */
+VKIMG_API int vkimg_load_meta(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_meta *meta,
+                              vkimg_err *e);
 
 /* Encoder settings: their ranges and defaults. */
 #define VKIMG_QUALITY_MIN 1
@@ -118,6 +140,8 @@ VKIMG_API int vkimg_load_memory(const void *buf, size_t len, const char *name, c
 typedef struct vkimg_save_opts {
     int quality;   /* JPEG VKIMG_QUALITY_MIN..MAX, 0 = VKIMG_QUALITY_DEFAULT */
     int png_level; /* VKIMG_PNG_LEVEL_MIN..MAX (libdeflate), -1 = VKIMG_PNG_LEVEL_DEFAULT */
+    const vkimg_meta *meta; /* optional: ICC profile and EXIF written into PNG and JPEG outputs
+                               (other formats can't hold them: left out) */
 } vkimg_save_opts;
 
 typedef enum vkimg_file_kind {

@@ -5,6 +5,7 @@
  * Ownership: vkimg_image.data is always malloc()ed (stb_image's buffers included,
  * see stb_impl.c) and released with vkimg_image_free(). */
 #include "io/io_priv.h"
+#include "io/meta.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -189,10 +190,14 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, vkimg_e
     return 0;
 }
 
-int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e)
+int vkimg_load_meta(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_meta *meta, vkimg_err *e)
 {
     if (out)
         memset(out, 0, sizeof *out);
+    if (meta) { /* overwritten, not freed: the caller's may be uninitialized */
+        memset(meta, 0, sizeof *meta);
+        meta->orientation = 1;
+    }
     if (!path || !out)
         return vki_fail(e, VKIMG_E_RUNTIME, "vkimg_load: NULL argument");
     unsigned char *buf;
@@ -201,6 +206,16 @@ int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image *out, vki
     if (rc)
         return rc;
     rc = vkimg_load_memory(buf, len, path, o, out, e);
+    if (!rc && meta) { /* best effort: metadata the image decoded without is left out */
+        vkimg_err me;
+        if (vki_meta_read(buf, len, meta, &me))
+            vki_meta_free(meta);
+    }
     free(buf);
     return rc;
+}
+
+int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e)
+{
+    return vkimg_load_meta(path, o, out, NULL, e);
 }

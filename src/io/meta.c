@@ -621,3 +621,17 @@ done:
     free(o);
     return rc;
 }
+
+void vkimg_meta_free(vkimg_meta *m)
+{
+    vki_meta_free(m);
+}
+
+void vkimg_meta_set_orientation(vkimg_meta *m, int orientation)
+{
+    if (!m || orientation < 1 || orientation > 8)
+        return;
+    m->orientation = orientation;
+    if (m->exif)
+        vki_exif_set_orientation(m->exif, m->exif_len, orientation);
+}

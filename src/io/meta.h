@@ -36,17 +36,8 @@
 #define VKI_JPEG_ICC_CHUNK ((size_t)65519)
 #define VKI_JPEG_ICC_MAX (255 * VKI_JPEG_ICC_CHUNK)
 
-typedef struct vki_meta {
-    unsigned char *icc;  /* the ICC profile, exactly as embedded (NULL if none); malloc()ed */
-    size_t icc_len;
-    char icc_name[80];   /* PNG iCCP profile name as read (valid per PNG: 1..79 printable Latin-1
-                            bytes, no leading, trailing or double spaces), "" otherwise; the PNG
-                            writer uses it, or "ICC Profile" when empty */
-    unsigned char *exif; /* the EXIF TIFF block from "II*\0"/"MM\0*" on (JPEG APP1 after
-                            "Exif\0\0", PNG eXIf content); NULL if none; malloc()ed */
-    size_t exif_len;
-    int orientation;     /* EXIF tag 0x0112 of IFD0: 1..8; 1 if absent or invalid */
-} vki_meta;
+/* The metadata record is the public vkimg_meta (include/vkimg/vkimg.h). */
+typedef vkimg_meta vki_meta;
 
 /* Frees the buffers and resets *m to empty (orientation 1). NULL is fine. */
 void vki_meta_free(vki_meta *m);

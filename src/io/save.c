@@ -1,6 +1,7 @@
 /* Image encode: PNG (png_enc.c), JPEG (jpeg.c), NPY (npy.c), BMP/TGA/HDR
  * through stb_image_write; written atomically (file.c). */
 #include "io/io_priv.h"
+#include "io/meta.h"
 #include "core/util.h"
 
 #include <limits.h>
@@ -44,6 +45,29 @@ static void membuf_write(void *ctx, void *data, int size)
     m->n += s;
 }
 
+/* Writes an encoded PNG or JPEG (and frees it), with the ICC profile and EXIF
+ * of meta inserted when there are any. */
+static int write_with_meta(const char *path, vkimg_file_kind k, unsigned char *buf, size_t n, const vkimg_meta *meta,
+                           vkimg_err *e)
+{
+    int rc;
+    if (meta && (meta->icc_len || meta->exif_len)) {
+        unsigned char *out = NULL;
+        size_t outlen = 0;
+        vkimg_err me;
+        rc = k == VKIMG_FILE_PNG ? vki_png_add_meta(buf, n, meta, &out, &outlen, NULL, &me)
+                                 : vki_jpeg_add_meta(buf, n, meta, &out, &outlen, NULL, &me);
+        free(buf);
+        if (rc)
+            return vki_fail(e, rc, "%s: metadata: %s", path, me.msg);
+        buf = out;
+        n = outlen;
+    }
+    rc = vki_write_atomic(path, buf, n, e);
+    free(buf);
+    return rc;
+}
+
 int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o, vkimg_err *e)
 {
     if (!path || !*path)
@@ -79,9 +103,7 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         vkimg_err pe;
         if ((rc = vki_png_encode(im, level, &png, &n, &pe)))
             return vki_fail(e, rc, "%s: %s", path, pe.msg);
-        rc = vki_write_atomic(path, png, n, e);
-        free(png);
-        return rc;
+        return write_with_meta(path, k, png, n, o ? o->meta : NULL, e);
     }
     if (k == VKIMG_FILE_NPY) {
         size_t shape[3] = { (size_t)im->h, (size_t)im->w, (size_t)im->c };
@@ -101,9 +123,7 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         vkimg_err je;
         if ((rc = vki_jpeg_encode(im, quality, &jpg, &n, &je)))
             return vki_fail(e, rc, "%s: %s", path, je.msg);
-        rc = vki_write_atomic(path, jpg, n, e);
-        free(jpg);
-        return rc;
+        return write_with_meta(path, k, jpg, n, o ? o->meta : NULL, e);
     }
     /* stb_image_write computes offsets and sizes in int */
     if ((w * 4 + 4) * h > INT_MAX - 4096) /* bytes of BMP/TGA, samples of HDR */
