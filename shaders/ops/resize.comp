@@ -12,19 +12,31 @@
 // PASS 2  vertical: tmp (out_w x h) -> out (out_w x out_h): the colour divided by
 //         the resized alpha (clamped to [0,1]; colour 0 where it is 0), sRGB encoded
 //         again with LINEAR, clamped and rounded by store_px.
+// PASS 3  both in one dispatch (GPUs): a workgroup makes a TW x TH tile of the
+//         output; it filters the input rows the tile's vertical taps reach
+//         horizontally into shared memory (the same sums as pass 1), then each
+//         output vertically from there (as pass 2). DRAM sees the input once (the
+//         rows two tiles share come from the L2) and the output once.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
 layout(constant_id = 8) const int PASS = 1;
 layout(constant_id = 9) const int LINEAR = 0; // resize in linear light (exact sRGB transfer)
 layout(constant_id = 10) const int PRE = 0;   // PASS 1: the input is already premultiplied linear f32
-layout(constant_id = 11) const int T = 1;     // taps per output (table row length)
+layout(constant_id = 11) const int T = 1;     // taps per output (table row length); PASS 3: along x
+layout(constant_id = 12) const int TY = 1;    // PASS 3: taps along y
+layout(constant_id = 13) const int TW = 32;   // PASS 3: output tile
+layout(constant_id = 14) const int TH = 16;
+layout(constant_id = 15) const int SROWS = 1; // PASS 3: input rows a tile reaches (shared rows)
 
 layout(push_constant) uniform Push {
     uvec2 src, dst, wts, starts;
     uint in_w, in_h, out_w, out_h;
-    uint kx, ky; // PASS 0
+    uint kx, ky;          // PASS 0
+    uvec2 wts_y, starts_y; // PASS 3: the vertical table (wts, starts: the horizontal one)
 } pc;
+
+shared float hrows[PASS == 3 ? SROWS * TW * IN_C : 1];
 
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer IntBuf { int v[]; };
 
@@ -67,8 +79,73 @@ void store_f32(uvec2 a, uint i, vec4 v)
         F32Buf(a).v[b + uint(c)] = v[c];
 }
 
+// The colour divided by the resized alpha, sRGB again with LINEAR (the end of
+// pass 2 and 3).
+vec4 finish(vec4 s)
+{
+    if (HAS_ALPHA) {
+        float a = clamp(s[COLOUR], 0.0, 1.0);
+        for (int c = 0; c < COLOUR; c++)
+            s[c] = a > 0.0 ? s[c] / a : 0.0;
+        s[COLOUR] = a;
+    }
+    if (LINEAR != 0)
+        for (int c = 0; c < COLOUR; c++)
+            s[c] = to_srgb(clamp(s[c], 0.0, 1.0));
+    return s;
+}
+
+void fused()
+{
+    const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
+    const uint x0 = gl_WorkGroupID.x * uint(TW), y0 = gl_WorkGroupID.y * uint(TH);
+    F32Buf wx = F32Buf(pc.wts), wy = F32Buf(pc.wts_y);
+    IntBuf sx = IntBuf(pc.starts), sy = IntBuf(pc.starts_y);
+    const int r0 = sy.v[y0], lastx = int(pc.in_w) - 1, lasty = int(pc.in_h) - 1;
+    const uint tw = min(uint(TW), pc.out_w - x0), th = min(uint(TH), pc.out_h - y0);
+    const int rows = sy.v[y0 + th - 1u] + TY - r0; // <= SROWS
+    // 1: the rows the tile reaches, filtered horizontally for its columns
+    for (uint k = t; k < uint(rows) * uint(TW); k += n) {
+        uint r = k / uint(TW), ox = k % uint(TW);
+        if (ox >= tw)
+            continue;
+        uint row = uint(clamp(r0 + int(r), 0, lasty)) * pc.in_w;
+        int j0 = sx.v[x0 + ox];
+        vec4 s = vec4(0.0);
+        for (int i = 0; i < T; i++) {
+            float w = wx.v[(x0 + ox) * uint(T) + uint(i)];
+            if (w != 0.0)
+                s += w * load_pre(row + uint(clamp(j0 + i, 0, lastx)));
+        }
+        for (int c = 0; c < IN_C; c++)
+            hrows[(r * uint(TW) + ox) * uint(IN_C) + uint(c)] = s[c];
+    }
+    barrier();
+    // 2: each output from there, vertically
+    for (uint k = t; k < uint(TW * TH); k += n) {
+        uint ox = k % uint(TW), oy = k / uint(TW);
+        if (ox >= tw || oy >= th)
+            continue;
+        int base = sy.v[y0 + oy] - r0;
+        vec4 s = vec4(0.0);
+        for (int i = 0; i < TY; i++) {
+            float w = wy.v[(y0 + oy) * uint(TY) + uint(i)];
+            if (w != 0.0) {
+                uint b = (uint(base + i) * uint(TW) + ox) * uint(IN_C);
+                for (int c = 0; c < IN_C; c++)
+                    s[c] += w * hrows[b + uint(c)];
+            }
+        }
+        store_px(pc.dst, (y0 + oy) * pc.out_w + x0 + ox, finish(s));
+    }
+}
+
 void main()
 {
+    if (PASS == 3) {
+        fused();
+        return;
+    }
     uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
     if (PASS == 0) {
         uint ow = (pc.in_w + pc.kx - 1u) / pc.kx, oh = (pc.in_h + pc.ky - 1u) / pc.ky;
@@ -106,14 +183,5 @@ void main()
         if (k != 0.0)
             s += k * load_f32(pc.src, uint(clamp(j0 + t, 0, last)) * pc.out_w + x);
     }
-    if (HAS_ALPHA) {
-        float a = clamp(s[COLOUR], 0.0, 1.0);
-        for (int c = 0; c < COLOUR; c++)
-            s[c] = a > 0.0 ? s[c] / a : 0.0;
-        s[COLOUR] = a;
-    }
-    if (LINEAR != 0)
-        for (int c = 0; c < COLOUR; c++)
-            s[c] = to_srgb(clamp(s[c], 0.0, 1.0));
-    store_px(pc.dst, y * pc.out_w + x, s);
+    store_px(pc.dst, y * pc.out_w + x, finish(s));
 }

@@ -84,9 +84,10 @@ int vki_preshrink_factor(double s)
 }
 
 /* The weight table of one axis, n_in -> n_out: starts[i] and T weights per
- * output (zeros past its taps), as floats, normalized in double. */
-static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, VkDeviceAddress *wts, VkDeviceAddress *starts,
-                      uint32_t *taps)
+ * output (zeros past its taps), as floats, normalized in double. *reach: the
+ * most input positions a run of `tile` consecutive outputs reaches. */
+static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, VkDeviceAddress *wts,
+                      VkDeviceAddress *starts, uint32_t *taps, int *reach)
 {
     double s = (double)n_in / n_out, fs = s > 1 ? s : 1, a = support(f) * fs;
     int T = f == VKI_FILTER_NEAREST ? 1 : (int)ceil(2 * a) + 1;
@@ -115,6 +116,12 @@ static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, VkDeviceAdd
             w[(size_t)i * T + t] = (float)(d[t] / sum);
     }
     *taps = (uint32_t)T;
+    *reach = 0;
+    for (int i = 0; i < n_out; i += tile) {
+        int last = i + tile - 1 < n_out ? i + tile - 1 : n_out - 1;
+        if (st[last] + T - st[i] > *reach)
+            *reach = st[last] + T - st[i];
+    }
     if ((rc = vki_rec_const(r, w, nw * sizeof *w, "resize weights", wts)))
         goto done;
     rc = vki_rec_const(r, st, (size_t)n_out * sizeof *st, "resize positions", starts);
@@ -129,10 +136,25 @@ typedef struct resize_push {
     vki_addr src, dst, wts, starts;
     uint32_t in_w, in_h, out_w, out_h;
     uint32_t kx, ky;
+    vki_addr wts_y, starts_y;
 } resize_push;
 
-static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bool pre, uint32_t taps,
-                const resize_push *pc, uint32_t nx, uint32_t ny)
+#define FUSED_TW 32 /* the fused pass's output tile */
+#define FUSED_TH 16
+
+/* The fused pass where the device is a GPU (VKIMG_RESIZE_FUSED=0/1 overrides,
+ * for tests and comparisons) and its rows fit shared memory. */
+static bool use_fused(const vki_gpu *g, int rows, int c)
+{
+    bool want = g->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    const char *ev = getenv("VKIMG_RESIZE_FUSED");
+    if (ev && *ev)
+        want = *ev != '0';
+    return want && (uint64_t)rows * FUSED_TW * c * 4 <= g->lim.max_shared;
+}
+
+static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bool pre, uint32_t taps, uint32_t ty,
+                uint32_t srows, const resize_push *pc, uint32_t nx, uint32_t ny)
 {
     vki_spec spec = { 0 };
     uint32_t wy = r->gpu->lim.max_wg_invocations / 16 < 16 ? r->gpu->lim.max_wg_invocations / 16 : 16;
@@ -141,7 +163,15 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
     vki_spec_named(&spec, "LINEAR", rs->linear);
     vki_spec_named(&spec, "PRE", pre);
     vki_spec_named(&spec, "T", taps);
-    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v" };
+    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize" };
+    if (p == 3) {
+        vki_spec_named(&spec, "TY", ty);
+        vki_spec_named(&spec, "TW", FUSED_TW);
+        vki_spec_named(&spec, "TH", FUSED_TH);
+        vki_spec_named(&spec, "SROWS", srows);
+        return vki_rec_dispatch(r, names[p], VKI_SPV(resize), &spec, pc, sizeof *pc, (nx + FUSED_TW - 1) / FUSED_TW,
+                                (ny + FUSED_TH - 1) / FUSED_TH, 1);
+    }
     return vki_rec_dispatch(r, names[p], VKI_SPV(resize), &spec, pc, sizeof *pc, (nx + 15) / 16, (ny + wy - 1) / wy, 1);
 }
 
@@ -158,24 +188,32 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
         if ((rc = vki_rec_scratch(r, (VkDeviceSize)pw * ph * c * 4, "resize pre-shrunk image", &pre)))
             return rc;
         resize_push pc = { vki_addr_of(src), vki_addr_of(pre), { 0, 0 }, { 0, 0 }, (uint32_t)w, (uint32_t)h, 0, 0,
-                           (uint32_t)kx, (uint32_t)ky };
-        if ((rc = pass(r, s, rs, 0, false, 1, &pc, (uint32_t)pw, (uint32_t)ph)))
+                           (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 } };
+        if ((rc = pass(r, s, rs, 0, false, 1, 1, 1, &pc, (uint32_t)pw, (uint32_t)ph)))
             return rc;
         src = pre;
         w = pw;
         h = ph;
         shrunk = true;
     }
-    if ((rc = axis_table(r, rs->filter, w, ow, &wx, &sx, &tx)) || (rc = axis_table(r, rs->filter, h, oh, &wy, &sy, &ty)) ||
-        (rc = vki_rec_scratch(r, (VkDeviceSize)ow * h * c * 4, "resize intermediate", &tmp)))
+    int reach_x, reach_y;
+    if ((rc = axis_table(r, rs->filter, w, ow, FUSED_TW, &wx, &sx, &tx, &reach_x)) ||
+        (rc = axis_table(r, rs->filter, h, oh, FUSED_TH, &wy, &sy, &ty, &reach_y)))
+        return rc;
+    if (use_fused(r->gpu, reach_y, c)) {
+        resize_push pf = { vki_addr_of(src), vki_addr_of(s->out), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w,
+                           (uint32_t)h, (uint32_t)ow, (uint32_t)oh, 1, 1, vki_addr_of(wy), vki_addr_of(sy) };
+        return pass(r, s, rs, 3, shrunk, tx, ty, (uint32_t)reach_y, &pf, (uint32_t)ow, (uint32_t)oh);
+    }
+    if ((rc = vki_rec_scratch(r, (VkDeviceSize)ow * h * c * 4, "resize intermediate", &tmp)))
         return rc;
     resize_push ph = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w, (uint32_t)h,
-                       (uint32_t)ow, (uint32_t)oh, 1, 1 };
-    if ((rc = pass(r, s, rs, 1, shrunk, tx, &ph, (uint32_t)ow, (uint32_t)h)))
+                       (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
+    if ((rc = pass(r, s, rs, 1, shrunk, tx, 1, 1, &ph, (uint32_t)ow, (uint32_t)h)))
         return rc;
     resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)w, (uint32_t)h,
-                       (uint32_t)ow, (uint32_t)oh, 1, 1 };
-    return pass(r, s, rs, 2, false, ty, &pv, (uint32_t)ow, (uint32_t)oh);
+                       (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
+    return pass(r, s, rs, 2, false, ty, 1, 1, &pv, (uint32_t)ow, (uint32_t)oh);
 }
 
 static int record_resize(vki_rec *r, const vki_step *s)
