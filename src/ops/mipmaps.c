@@ -5,6 +5,9 @@
 #include "ops/remap.h"
 #include "ops/resample.h"
 #include "core/util.h"
+#include "spv/mipmaps.spv.h"
+
+#include <stdlib.h>
 
 enum { O_LEVELS, O_FILTER, O_LINEAR };
 
@@ -30,14 +33,55 @@ static int mipmaps_outputs(int w, int h, const vki_args *a, int *ws, int *hs)
     }
 }
 
+#define FUSED_MAX 6 /* levels one dispatch of mipmaps.comp makes: a 64 x 64 input tile */
+
+/* The levels the fused box pass makes (0: none): while every level halves
+ * exactly, at most FUSED_MAX; on GPUs (VKIMG_MIPMAPS_FUSED=0/1 overrides). */
+static int fused_levels(const vki_rec *r, const vki_step *s, vki_filter f)
+{
+    bool want = r->gpu->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    const char *ev = getenv("VKIMG_MIPMAPS_FUSED");
+    if (ev && *ev)
+        want = *ev != '0';
+    int n = 0;
+    while (want && f == VKI_FILTER_BOX && n < FUSED_MAX && n + 1 < s->nout && s->outs_w[n] % 2 == 0 &&
+           s->outs_h[n] % 2 == 0 && s->outs_w[n + 1] == s->outs_w[n] / 2 && s->outs_h[n + 1] == s->outs_h[n] / 2)
+        n++;
+    if (n * 2 > 64 || r->gpu->lim.max_shared < (32 * 32 + 16 * 16) * 16)
+        return 0;
+    return n;
+}
+
+static int record_fused(vki_rec *r, const vki_step *s, int levels, bool linear)
+{
+    struct {
+        vki_addr src, lv[7];
+        uint32_t w, h;
+    } pc = { .src = vki_addr_of(s->in), .w = (uint32_t)s->w, .h = (uint32_t)s->h };
+    for (int k = 0; k <= levels; k++)
+        pc.lv[k] = vki_addr_of(s->outs[k]);
+    vki_spec spec = { 0 };
+    uint32_t wg = vki_wg_1d(r->gpu), wx = wg >= 256 ? 16 : 8;
+    vki_step_spec(s, &spec, wx, wg / wx, 1);
+    vki_spec_named(&spec, "LEVELS", (uint32_t)levels);
+    vki_spec_named(&spec, "LINEAR", linear);
+    uint32_t side = 1u << levels; /* input pixels per tile side */
+    return vki_rec_dispatch(r, "mipmaps", VKI_SPV(mipmaps), &spec, &pc, sizeof pc, ((uint32_t)s->w + side - 1) / side,
+                            ((uint32_t)s->h + side - 1) / side, 1);
+}
+
 static int record_mipmaps(vki_rec *r, const vki_step *s)
 {
     const double *v = s->args->v;
     vki_resample rs = { (vki_filter)(int)v[O_FILTER], v[O_LINEAR] != 0, false };
-    /* level 0: the input as it is, in the output's format */
-    vki_remap id = vki_crop_remap(0, 0);
-    int rc = vki_record_remap(r, s, &id);
-    for (int k = 1; k < s->nout && !rc; k++) {
+    int fused = fused_levels(r, s, rs.filter), rc;
+    if (fused) { /* levels 0..fused in one pass */
+        rc = record_fused(r, s, fused, rs.linear);
+    } else { /* level 0: the input as it is, in the output's format */
+        vki_remap id = vki_crop_remap(0, 0);
+        rc = vki_record_remap(r, s, &id);
+    }
+    for (int k = fused ? fused + 1 : 1; k < s->nout && !rc; k++) {
         vki_step t = *s;
         t.in = s->outs[k - 1];
         t.w = t.geo_w = s->outs_w[k - 1];

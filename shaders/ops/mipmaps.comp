@@ -1,0 +1,132 @@
+#version 460
+// mipmaps: up to LEVELS box-filtered mip levels in one dispatch, while every
+// level halves exactly (even sizes): each level pixel is the mean of the 2 x 2
+// pixels of the level before it -- the definition's box filter at a factor of
+// exactly 2 -- taken from that level as written (quantized to the output format),
+// premultiplied by alpha and in linear light where asked, like resize.comp.
+// A workgroup takes a 2^LEVELS square of the input, writes it as level 0 (in the
+// output format) and makes level 1 from that, keeps each new level's values of
+// its tile in shared memory for the next, and writes every level once: DRAM sees
+// the input once, and each level once.
+// The levels past these (odd sizes) are resize.comp's business (src/ops/mipmaps.c).
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(constant_id = 8) const int LEVELS = 1;  // 1..6
+layout(constant_id = 9) const int LINEAR = 0;
+
+layout(push_constant) uniform Push {
+    uvec2 src;   // the input (IN_FMT)
+    uvec2 lv[7]; // the levels 0..LEVELS (OUT_FMT)
+    uint w, h;   // the input's size (each level halves it exactly)
+} pc;
+
+shared vec4 tile[32 * 32]; // level 1, and the odd levels after it (row pitch 32)
+shared vec4 half_[16 * 16]; // the even levels after level 1 (row pitch 16)
+
+float to_linear(float v)
+{
+    return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+float to_srgb(float l)
+{
+    return l <= 0.0031308 ? l * 12.92 : 1.055 * pow(l, 1.0 / 2.4) - 0.055;
+}
+
+// a pixel as stored (output format) -> premultiplied, linear
+vec4 pre(vec4 v)
+{
+    if (LINEAR != 0)
+        for (int c = 0; c < COLOUR; c++)
+            v[c] = to_linear(clamp(v[c], 0.0, 1.0));
+    if (HAS_ALPHA)
+        for (int c = 0; c < COLOUR; c++)
+            v[c] *= v[COLOUR];
+    return v;
+}
+
+// v as store_px writes it in the output format, read back
+vec4 quantized(vec4 v)
+{
+    if (OUT_FMT == FMT_U8)
+        return floor(clamp(v, 0.0, 1.0) * 255.0 + 0.5) / 255.0;
+    if (OUT_FMT == FMT_U16)
+        return floor(clamp(v, 0.0, 1.0) * 65535.0 + 0.5) / 65535.0;
+    return v;
+}
+
+// level 0 pixel i: the input as written in the output format
+vec4 level0(uint i)
+{
+    vec4 v = load_px(pc.src, i);
+    store_px(pc.lv[0], i, v);
+    return pre(quantized(v));
+}
+
+// the mean of 2 x 2 premultiplied pixels -> the stored value, quantized as
+// store_px does (returned as the value the next level reads back)
+vec4 finish(vec4 s)
+{
+    if (HAS_ALPHA) {
+        float a = clamp(s[COLOUR], 0.0, 1.0);
+        for (int c = 0; c < COLOUR; c++)
+            s[c] = a > 0.0 ? s[c] / a : 0.0;
+        s[COLOUR] = a;
+    }
+    if (LINEAR != 0)
+        for (int c = 0; c < COLOUR; c++)
+            s[c] = to_srgb(clamp(s[c], 0.0, 1.0));
+    return quantized(s);
+}
+
+// pixel (x, y) of the level kept in shared memory: level l >= 1 of the tile
+vec4 kept(int l, uint x, uint y)
+{
+    return l % 2 == 1 ? tile[y * 32u + x] : half_[y * 16u + x];
+}
+
+void keep(int l, uint x, uint y, vec4 v)
+{
+    if (l % 2 == 1)
+        tile[y * 32u + x] = v;
+    else
+        half_[y * 16u + x] = v;
+}
+
+void main()
+{
+    const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
+    uint side = 1u << uint(LEVELS - 1); // the tile of level 1, in its pixels
+    uint w = pc.w / 2u, h = pc.h / 2u;
+    uvec2 o = gl_WorkGroupID.xy * side; // the tile's corner in level 1
+    // level 0 (each input pixel belongs to one level-1 pixel), and level 1 from it
+    for (uint k = t; k < side * side; k += n) {
+        uvec2 q = uvec2(k % side, k / side), p = o + q;
+        if (p.x >= w || p.y >= h)
+            continue;
+        uint i = 2u * p.y * pc.w + 2u * p.x;
+        vec4 v = finish(0.25 * (level0(i) + level0(i + 1u) + level0(i + pc.w) + level0(i + pc.w + 1u)));
+        keep(1, q.x, q.y, v);
+        store_px(pc.lv[1], p.y * w + p.x, v);
+    }
+    // the levels after it, each from the one before in shared memory (the sizes
+    // halve exactly, so a valid pixel's 2 x 2 are valid)
+    for (int l = 2; l <= LEVELS; l++) {
+        barrier();
+        side /= 2u;
+        o /= 2u;
+        w /= 2u;
+        h /= 2u;
+        for (uint k = t; k < side * side; k += n) {
+            uvec2 q = uvec2(k % side, k / side), p = o + q;
+            if (p.x >= w || p.y >= h)
+                continue;
+            uint x = 2u * q.x, y = 2u * q.y;
+            vec4 v = finish(0.25 * (pre(kept(l - 1, x, y)) + pre(kept(l - 1, x + 1u, y)) + pre(kept(l - 1, x, y + 1u)) +
+                                    pre(kept(l - 1, x + 1u, y + 1u))));
+            keep(l, q.x, q.y, v);
+            store_px(pc.lv[l], p.y * w + p.x, v);
+        }
+    }
+}
