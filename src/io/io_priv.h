@@ -27,9 +27,6 @@ int vki_check_dims(const char *name, uint64_t w, uint64_t h, uint64_t max_pixels
 const char *vki_kind_name(vkimg_file_kind k);
 int vki_output_kind(const char *path, vkimg_file_kind *k, vkimg_err *e);
 
-/* Writes the levels (a mip chain, level 0 the full size) as one KTX2 file, atomically. */
-int vki_ktx2_save(const char *path, const vkimg_image *levels, int n, vkimg_err *e);
-
 /* One piece of a file written by vki_write_atomic_v. */
 typedef struct vki_span {
     const void *p;

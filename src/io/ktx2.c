@@ -2,6 +2,7 @@
  * specification and the Khronos Data Format Specification 1.3+ (basic descriptor
  * block). All multi-byte fields are little-endian in the file; they are read and
  * written byte by byte, and 16/32-bit samples are swapped on big-endian hosts. */
+#include "io/io_priv.h"
 #include "io/ktx2.h"
 #include "core/util.h"
 
@@ -617,4 +618,17 @@ int vki_ktx2_decode(const unsigned char *b, size_t len, vkimg_image **levels, in
     *levels = im;
     *nlevels = n;
     return 0;
+}
+
+int vki_ktx2_save(const char *path, const vkimg_image *levels, int n, vkimg_err *e)
+{
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    vkimg_err ke;
+    int rc = vki_ktx2_encode(levels, n, &buf, &len, &ke);
+    if (rc)
+        return vki_fail(e, rc, "%s: %s", path, ke.msg);
+    rc = vki_write_atomic(path, buf, len, e);
+    free(buf);
+    return rc;
 }

@@ -98,4 +98,7 @@ int vki_ktx2_decode(const unsigned char *b, size_t len, vkimg_image **levels, in
 /* Frees what vki_ktx2_decode returned (NULL is fine). */
 void vki_ktx2_free_levels(vkimg_image *levels, int nlevels);
 
+/* Writes the levels (a mip chain, level 0 the full size) as one KTX2 file, atomically. */
+int vki_ktx2_save(const char *path, const vkimg_image *levels, int n, vkimg_err *e);
+
 #endif

@@ -23,19 +23,6 @@ char *vkimg_level_path(const char *path, int k)
     return out;
 }
 
-int vki_ktx2_save(const char *path, const vkimg_image *levels, int n, vkimg_err *e)
-{
-    unsigned char *buf = NULL;
-    size_t len = 0;
-    vkimg_err ke;
-    int rc = vki_ktx2_encode(levels, n, &buf, &len, &ke);
-    if (rc)
-        return vki_fail(e, rc, "%s: %s", path, ke.msg);
-    rc = vki_write_atomic(path, buf, len, e);
-    free(buf);
-    return rc;
-}
-
 int vkimg_save_levels(const char *path, const vkimg_image *levels, int n, const vkimg_save_opts *o, vkimg_err *e)
 {
     if (!path || !levels || n < 1)

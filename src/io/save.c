@@ -1,6 +1,7 @@
 /* Image encode: PNG (png_enc.c), JPEG (jpeg.c), NPY (npy.c), BMP/TGA/HDR
  * through stb_image_write; written atomically (file.c). */
 #include "io/io_priv.h"
+#include "io/ktx2.h"
 #include "io/meta.h"
 #include "core/util.h"
 

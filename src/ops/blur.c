@@ -314,7 +314,7 @@ static bool blur_pick_fused(const vki_step *s, int rad, uint32_t ty)
 #define BOX_N 3
 /* Below it method=box runs the exact kernel: radius <= 9 costs little, and
  * three boxes of radius 0..2 are far from a Gaussian (step response off by 15
- * of 255 at sigma 1, 2.5 at sigma 3: tests/test_ops.c). */
+ * of 255 at sigma 1, 2.5 at sigma 3: tests/ops/test_blur.c). */
 #define BOX_MIN_SIGMA 3.0
 
 static void box_radii(double sigma, int rad[BOX_N])

@@ -102,6 +102,8 @@ static int record_crop(vki_rec *r, const vki_step *s)
 
 const vki_op_desc vki_op_crop = {
     .name = "crop",
+    .needs = "the region (a geometry, or w and/or h)",
+    .example = "crop=640x480+10+20",
     .help = "Crop to a region (WxH+X+Y, or w, h, gravity, x, y), clipped to the image; exact.",
     .opts = crop_opts,
     .nopts = (int)VKI_ARRAY_LEN(crop_opts),

@@ -225,6 +225,8 @@ static int record_resize(vki_rec *r, const vki_step *s)
 
 const vki_op_desc vki_op_resize = {
     .name = "resize",
+    .needs = "the size (geometry)",
+    .example = "resize=50%",
     .help = "Resize to an ImageMagick geometry (lanczos3, lanczos2, mitchell, catrom, bilinear, box, nearest; "
             "alpha-aware, optionally in linear light).",
     .opts = resize_opts,

@@ -117,6 +117,8 @@ static int record_thumbnail(vki_rec *r, const vki_step *s)
 
 const vki_op_desc vki_op_thumbnail = {
     .name = "thumbnail",
+    .needs = "the size",
+    .example = "thumbnail=256",
     .help = "vipsthumbnail's --size: fit inside a box (N, WxH, Wx, xH; > < !), or crop=centre to fill it; fast.",
     .opts = thumbnail_opts,
     .nopts = (int)VKI_ARRAY_LEN(thumbnail_opts),

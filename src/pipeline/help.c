@@ -128,7 +128,14 @@ static void help_one(sbuf *b, const vki_op_desc *d)
         sb_printf(b, "%s%s=", k ? ":" : "", d->opts[k].name);
         sb_placeholder(b, &d->opts[k]);
     }
-    sb_str(b, "\n  every option may be left out; values may be given without names, in this order\n\noptions:\n");
+    if (d->needs)
+        sb_printf(b, "\n  every option may be left out but %s; values may be given without names, in this order\n",
+                  d->needs);
+    else
+        sb_str(b, "\n  every option may be left out; values may be given without names, in this order\n");
+    if (d->example)
+        sb_printf(b, "  example: %s\n", d->example);
+    sb_str(b, "\noptions:\n");
     int w = 0;
     for (int k = 0; k < d->nopts; k++)
         if ((int)strlen(d->opts[k].name) > w)
@@ -224,6 +231,8 @@ static void sb_roff(sbuf *b, const char *s)
             sb_str(b, "\\e");
         else if (*s == '-')
             sb_str(b, "\\-");
+        else if (*s == '|')
+            sb_str(b, "|\\:"); /* a place to break a long list of choices */
         else
             sb_mem(b, s, 1);
     }
@@ -233,6 +242,7 @@ static void sb_roff(sbuf *b, const char *s)
  * indented under it. */
 static void help_man(sbuf *b, const vki_op_desc *const *ops, int nops)
 {
+    sb_str(b, ".ad l\n"); /* lists of choices are long words: no justification for them */
     for (int i = 0; i < nops; i++) {
         const vki_op_desc *d = ops[i];
         sb_str(b, ".TP\n.B ");
@@ -240,6 +250,13 @@ static void help_man(sbuf *b, const vki_op_desc *const *ops, int nops)
         sb_str(b, "\n");
         sb_roff(b, d->help ? d->help : "");
         sb_str(b, "\n");
+        if (d->needs) {
+            sb_str(b, "Needs ");
+            sb_roff(b, d->needs);
+            sb_str(b, "; example: \\fB");
+            sb_roff(b, d->example);
+            sb_str(b, "\\fR.\n");
+        }
         if (!d->nopts)
             continue;
         sb_str(b, ".RS\n");

@@ -53,6 +53,11 @@ struct vki_step; /* one op of a planned pipeline (src/exec.h) */
 typedef struct vki_op_desc {
     const char *name;
     const char *help; /* one line */
+    /* Ops that cannot run on their defaults alone (resize needs a size): what must
+     * be given, in words, and an invocation that parses (both shown in the help;
+     * the tests parse the example). NULL for ops that run with no options. */
+    const char *needs;
+    const char *example;
     const vki_opt *opts;
     int nopts;
     /* Output channels for in_c input channels (NULL: same as input). */

@@ -626,8 +626,19 @@ static void test_help(void)
         CHECK(name && !strcmp(name, vki_ops[i]->name), "op_name(%d)", i);
         if (!name)
             continue;
-        /* every op is reachable from the parser by its name */
-        vkimg_pipeline *p = OK(name);
+        /* every op is reachable from the parser by its name, and by its example;
+         * an op that needs options says so when they are missing */
+        const vki_op_desc *dd = vki_ops[i];
+        CHECK(!dd->needs == !dd->example, "%s: needs and example go together", name);
+        if (dd->needs) {
+            vkimg_err me = { 0 };
+            vkimg_pipeline *bare = vkimg_pipeline_parse(name, &me);
+            CHECK(!bare && me.code == VKIMG_E_USAGE && strstr(me.msg, "missing"), "%s alone: %s", name, me.msg);
+            vkimg_pipeline_free(bare);
+            CHECK(!strncmp(dd->example, name, strlen(name)) && dd->example[strlen(name)] == '=', "%s example %s",
+                  name, dd->example);
+        }
+        vkimg_pipeline *p = OK(dd->example ? dd->example : name);
         if (p) {
             CHECK(!strcmp(vkimg_pipeline_op_name(p, 0), name), "parsed %s", name);
             vkimg_pipeline_free(p);

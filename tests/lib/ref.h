@@ -1,18 +1,20 @@
-/* Independent CPU references for the ops, in double precision.
+/* Shared primitives of the independent CPU references, in double precision.
  *
  * Nothing here shares code with the library's kernels: the only thing taken
  * from the library is the public vkimg_image struct (and vkimg_fmt). Images
  * are converted to normalized doubles (u8 / 255, u16 / 65535, f32 as is), the
- * ops are computed from their specification, and results are quantized to the
- * output format only at the very end (the library keeps intermediates between
- * ops in float, so a chain is compared against the composition of the double
- * references, quantized once).
+ * ops are computed from their specification (each op's reference lives beside
+ * its test: tests/ops/NAME_ref.c), and results are quantized to the output
+ * format only at the very end (the library keeps intermediates between ops in
+ * float, so a chain is compared against the composition of the double
+ * references, quantized once: ref_apply).
  */
 #ifndef VKI_REF_H
 #define VKI_REF_H
 
 #include "vkimg/vkimg.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A double image: w*h*c normalized samples, packed and interleaved. */
@@ -24,38 +26,33 @@ typedef struct ref_img {
 /* All functions that produce a ref_img allocate it; free with ref_img_free
  * (accepts an empty / already freed image). Allocation failure aborts. */
 void ref_img_free(ref_img *r);
+/* A zeroed w x h x c image. */
+ref_img ref_img_new(int w, int h, int c);
 /* vkimg_image (U8, U16 or F32; c = 1..4) -> normalized doubles. */
 ref_img ref_from_image(const vkimg_image *im);
-
-/* ---------------------------------------------------------------- ops */
-
-/* Identity. */
-ref_img ref_copy(const vkimg_image *in);
+/* A copy (also the reference of the identity). */
 ref_img ref_copy_d(const ref_img *in);
 
-/* Luma. weights: 0 = BT.601 (0.299, 0.587, 0.114), 1 = BT.709 (0.2126, 0.7152,
- * 0.0722). c = 3 -> 1 channel; c = 4 -> 2 channels (Y, alpha); c = 1, 2 are
- * returned unchanged. */
-ref_img ref_gray(const vkimg_image *in, int weights);
-ref_img ref_gray_d(const ref_img *in, int weights);
+/* malloc that aborts on failure (never returns NULL, also for n = 0). */
+void *ref_xmalloc(size_t n);
+size_t ref_nsamples(int w, int h, int c);
+/* The alpha channel of a c-channel image: 1 for c = 2, 3 for c = 4, else -1. */
+int ref_alpha_channel(int c);
 
-/* Gaussian blur: w_i = exp(-i^2 / (2 sigma^2)), i = -radius..radius, normalized
- * to sum 1; 2D separable, clamp-to-edge. With alpha (c = 2: channel 1, c = 4:
- * channel 3) colour is blurred premultiplied:
- *   out_colour = sum(w a c) / sum(w a)   (0 where sum(w a) == 0)
- *   out_alpha  = sum(w a)
- * (The 2D sums are over the product weights w_i w_j; the separable evaluation
- * of the premultiplied channels is the same sum.) */
-ref_img ref_blur(const vkimg_image *in, double sigma, int radius);
-ref_img ref_blur_d(const ref_img *in, double sigma, int radius);
-/* blur=method=box: the image convolved (separable, clamp-to-edge, alpha-aware as
- * above) with three box filters per axis whose widths follow Kovesi (2010) for
- * sigma. ref_box_radii gives their radii and returns the composite radius. */
-int ref_box_radii(double sigma, int rad[3]);
-ref_img ref_box3_d(const ref_img *in, double sigma);
-/* The same thing evaluated directly in 2D, O(w h (2r+1)^2): for self-checks of
- * ref_blur_d on small images only. */
-ref_img ref_blur_direct_d(const ref_img *in, double sigma, int radius);
+/* ---------------------------------------------------------------- chains */
+
+/* One op of a reference chain: fn computes the op on a double image with the
+ * step's parameters. The ops' headers (tests/ops/NAME_ref.h) give a macro per
+ * op that fills one in, e.g. { GRAY(0), BLUR(2.0, -1) }. */
+typedef struct ref_step ref_step;
+struct ref_step {
+    ref_img (*fn)(const ref_img *in, const ref_step *st);
+    int i;    /* an integer parameter (gray: weights; blur: radius) */
+    double x; /* a real parameter (blur: sigma) */
+};
+
+/* The composition of st[0..n) on in, in double (quantized by the caller). */
+ref_img ref_apply(const vkimg_image *in, const ref_step *st, int n);
 
 /* ---------------------------------------------------------------- formats */
 
@@ -103,8 +100,17 @@ double ref_compare(const vkimg_image *got, const ref_img *exp, ref_cmp *res);
 vkimg_image ref_random_image(int w, int h, int c, vkimg_fmt fmt, uint64_t seed);
 void ref_image_free(vkimg_image *im);
 
-/* Hand-computed cases for the references above. Prints what fails to stderr and
- * returns the number of failed checks. */
+/* ---------------------------------------------------------------- self-checks */
+
+/* Hand-computed cases for the references. ref_expect prints what fails to
+ * stderr and counts it; ref_fail_count is the number of failures so far (a
+ * self-check returns how much it grew). ref_wrap wraps caller-owned samples. */
+void ref_expect(const char *what, double got, double want, double tol);
+int ref_fail_count(void);
+vkimg_image ref_wrap(int w, int h, int c, vkimg_fmt fmt, void *data);
+
+/* The self-check of the primitives above (quantization, test images,
+ * ref_compare); returns the number of failed checks. */
 int ref_self_check(void);
 
 #endif

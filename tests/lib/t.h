@@ -1,12 +1,14 @@
 /* Minimal test harness: CHECK records a failure and continues; t_done() prints
- * the closing "N passed, N failed" line and returns the exit code. */
+ * the closing "N passed, N failed" line and returns the exit code. The counts
+ * live in t.c, so the helpers of tests/lib count into the totals of the test
+ * that calls them. */
 #ifndef VKI_T_H
 #define VKI_T_H
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static int t_pass, t_fail;
+extern int t_pass, t_fail;
 
 #define CHECK(cond, ...)                                                         \
     do {                                                                         \

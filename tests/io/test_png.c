@@ -1,0 +1,243 @@
+/* The PNG encoder: its stream checked on its own (CRCs, IHDR, our own inflate and
+ * unfilter, big-endian samples, the filter heuristic, levels, split IDATs), and
+ * round trips through files of every depth and channel count (alpha, the file
+ * mode, overwriting, relative paths, long names). No device. */
+#include "io/io_priv.h"
+#include "io_util.h"
+#include "png_util.h"
+#include "t.h"
+#include "vkimg/vkimg.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- the stream */
+
+static unsigned sab(int v) /* |signed byte| of a filtered byte */
+{
+    v &= 0xff;
+    return (unsigned)(v < 128 ? v : 256 - v);
+}
+
+/* The filter the heuristic must pick for each row of raw (unfiltered, PNG byte order):
+ * the minimum sum of absolute signed filtered bytes, ties to the lower number. Returns
+ * the number of rows whose chosen filter differs; ORs the filters used into *used. */
+static int check_filters(const unsigned char *raw, int w, int h, int bpp, const unsigned char *filters, unsigned *used)
+{
+    int wrong = 0;
+    size_t rb = (size_t)w * bpp;
+    for (int y = 0; y < h; y++) {
+        const unsigned char *cur = raw + y * rb, *prev = y ? cur - rb : NULL;
+        unsigned long s[5] = { 0, 0, 0, 0, 0 };
+        for (size_t i = 0; i < rb; i++) {
+            int x = cur[i], a = i >= (size_t)bpp ? cur[i - bpp] : 0, b = prev ? prev[i] : 0,
+                c = prev && i >= (size_t)bpp ? prev[i - bpp] : 0;
+            s[0] += sab(x);
+            s[1] += sab(x - a);
+            s[2] += sab(x - b);
+            s[3] += sab(x - (a + b) / 2);
+            s[4] += sab(x - (int)paeth_t(a, b, c));
+        }
+        int best = 0;
+        for (int f = 1; f < 5; f++)
+            if (s[f] < s[best])
+                best = f;
+        wrong += filters[y] != best;
+        *used |= 1u << filters[y];
+    }
+    return wrong;
+}
+
+static void test_png_stream(void)
+{
+    vkimg_err e;
+    unsigned char *png = NULL;
+    size_t n = 0;
+    unsigned char filters[256];
+    int w, h, depth, ctype, nidat;
+    unsigned used = 0;
+
+    /* U8 and U16, every channel count: the stream decodes (our own inflate + unfilter)
+     * to exactly the samples, big-endian for 16 bits */
+    for (int wide = 0; wide < 2; wide++) /* 29 and 203 columns: rows shorter and longer than the SIMD blocks */
+    for (int is16 = 0; is16 < 2; is16++)
+        for (int c = 1; c <= 4; c++) {
+            const int W = wide ? 203 : 29;
+            vkimg_image im;
+            make_image(&im, W, 17, c, is16 ? VKIMG_U16 : VKIMG_U8, 1, 77 + c + 10 * wide);
+            int rc = vki_png_encode(&im, -1, &png, &n, &e);
+            CHECK(rc == 0, "encode %d-bit c=%d: %s", is16 ? 16 : 8, c, e.msg);
+            unsigned char *raw = rc ? NULL : png_parse(png, n, &w, &h, &depth, &ctype, filters, 256, &nidat);
+            CHECK(raw != NULL, "parse %d-bit c=%d", is16 ? 16 : 8, c);
+            if (raw) {
+                static const int ct[5] = { 0, 0, 4, 2, 6 };
+                CHECK(w == W && h == 17 && depth == (is16 ? 16 : 8) && ctype == ct[c], "IHDR %dx%d d%d t%d", w, h,
+                      depth, ctype);
+                int eq = 1;
+                size_t ns = (size_t)W * 17 * c;
+                for (size_t i = 0; i < ns; i++) {
+                    if (is16) {
+                        uint16_t v = ((uint16_t *)im.data)[i];
+                        eq &= raw[2 * i] == (v >> 8) && raw[2 * i + 1] == (v & 0xff);
+                    } else {
+                        eq &= raw[i] == ((uint8_t *)im.data)[i];
+                    }
+                }
+                CHECK(eq, "PNG samples differ (%d-bit, c=%d)", is16 ? 16 : 8, c);
+                int wrong = check_filters(raw, w, h, c * (is16 ? 2 : 1), filters, &used);
+                CHECK(wrong == 0, "%d rows with a filter other than the heuristic's (%d-bit, c=%d)", wrong,
+                      is16 ? 16 : 8, c);
+                CHECK(nidat == 1, "one IDAT, got %d", nidat);
+            }
+            free(raw);
+            free(png);
+            png = NULL;
+            vkimg_image_free(&im);
+        }
+
+    CHECK((used & (used - 1)) && (used & ~1u), "the test images exercised only filters %#x", used);
+
+    /* the filter heuristic: a horizontal ramp repeated on every row -> row 0 "sub",
+     * the others "up" (0 residuals; ties go to the lower filter) */
+    vkimg_image ramp;
+    vkimg_image_alloc(&ramp, 64, 8, 1, VKIMG_U8, &e);
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 64; x++)
+            ((uint8_t *)ramp.data)[y * 64 + x] = (uint8_t)(x * 3);
+    CHECK(vki_png_encode(&ramp, 6, &png, &n, &e) == 0, "encode ramp: %s", e.msg);
+    unsigned char *raw = png_parse(png, n, &w, &h, &depth, &ctype, filters, 256, &nidat);
+    CHECK(raw && !memcmp(raw, ramp.data, 64 * 8), "ramp decodes");
+    if (raw) {
+        CHECK(filters[0] == 1, "row 0 filter %d, want 1 (sub)", filters[0]);
+        int up = 1;
+        for (int y = 1; y < 8; y++)
+            up &= filters[y] == 2;
+        CHECK(up, "rows 1.. filter %d, want 2 (up)", filters[1]);
+    }
+    free(raw);
+    free(png);
+    /* a constant zero image: "none" everywhere */
+    memset(ramp.data, 0, 64 * 8);
+    CHECK(vki_png_encode(&ramp, 6, &png, &n, &e) == 0, "encode zeros: %s", e.msg);
+    raw = png_parse(png, n, &w, &h, &depth, &ctype, filters, 256, &nidat);
+    CHECK(raw != NULL, "zeros decode");
+    if (raw) {
+        int none = 1;
+        for (int y = 0; y < 8; y++)
+            none &= filters[y] == 0;
+        CHECK(none, "zero rows must use filter 0");
+    }
+    free(raw);
+    free(png);
+    /* levels 0 and 12 are valid and decode the same; 0 stores, so it is larger */
+    vkimg_image im;
+    make_image(&im, 50, 40, 3, VKIMG_U8, 0, 5);
+    unsigned char *p0 = NULL, *p12 = NULL;
+    size_t n0 = 0, n12 = 0;
+    CHECK(vki_png_encode(&im, 0, &p0, &n0, &e) == 0, "level 0: %s", e.msg);
+    CHECK(vki_png_encode(&im, 12, &p12, &n12, &e) == 0, "level 12: %s", e.msg);
+    CHECK(n0 > 50 * 40 * 3 && n12 < n0, "level 0 stores (%zu), 12 compresses (%zu)", n0, n12);
+    vkimg_image a = { 0 }, b = { 0 };
+    CHECK(p0 && vkimg_load_memory(p0, n0, "l0", NULL, &a, &e) == 0 && same_image(&a, &im), "level 0 decodes");
+    CHECK(p12 && vkimg_load_memory(p12, n12, "l12", NULL, &b, &e) == 0 && same_image(&b, &im), "level 12 decodes");
+    vkimg_image_free(&a);
+    vkimg_image_free(&b);
+    free(p0);
+    free(p12);
+
+    /* IDAT split into many chunks still decodes (stb and our parser) */
+    CHECK(vki_png_encode_ex(&im, 1, 97, &png, &n, &e) == 0, "split: %s", e.msg);
+    raw = png_parse(png, n, &w, &h, &depth, &ctype, filters, 256, &nidat);
+    CHECK(raw && !memcmp(raw, im.data, 50 * 40 * 3), "split stream decodes");
+    CHECK(nidat > 5, "several IDAT chunks, got %d", nidat);
+    CHECK(vkimg_load_memory(png, n, "split", NULL, &a, &e) == 0 && same_image(&a, &im), "stb reads split IDATs: %s",
+          e.msg);
+    vkimg_image_free(&a);
+    free(raw);
+    free(png);
+
+    /* bad arguments */
+    png = (unsigned char *)&n;
+    CHECK(vki_png_encode(&im, 13, &png, &n, &e) == VKIMG_E_USAGE && png == NULL, "level 13");
+    CHECK(vki_png_encode(&im, -2, &png, &n, &e) == VKIMG_E_USAGE, "level -2");
+    vkimg_image f;
+    make_image(&f, 4, 4, 3, VKIMG_F32, 0, 1);
+    CHECK(vki_png_encode(&f, 6, &png, &n, &e) == VKIMG_E_RUNTIME && strstr(e.msg, "f32"), "f32 png: %s", e.msg);
+    vkimg_image_free(&f);
+    vkimg_image_free(&im);
+    vkimg_image_free(&ramp);
+}
+
+/* ---------------------------------------------------------------- round trips */
+
+static void test_roundtrip_png(void)
+{
+    vkimg_err e;
+    for (int is16 = 0; is16 < 2; is16++)
+        for (int c = 1; c <= 4; c++) {
+            vkimg_fmt fmt = is16 ? VKIMG_U16 : VKIMG_U8;
+            vkimg_image im, back;
+            make_image(&im, 33 + c, 21, c, fmt, 1, 1000 + c + 10 * is16);
+            char name[64];
+            snprintf(name, sizeof name, "rt%d_%d.png", is16 ? 16 : 8, c);
+            const char *path = P(name);
+            vkimg_save_opts so = { .quality = 0, .png_level = c - 1 + 2 * is16 }; /* assorted levels */
+            CHECK(vkimg_save(path, &im, &so, &e) == 0, "save %s: %s", name, e.msg);
+            CHECK(vkimg_load(path, NULL, &back, &e) == 0, "load %s: %s", name, e.msg);
+            CHECK(back.fmt == fmt, "%s: loaded as %s", name, vkimg_fmt_name(back.fmt));
+            CHECK(back.c == c, "%s: %d channels back", name, back.c);
+            CHECK(same_image(&im, &back), "%s: round trip not exact", name);
+            vkimg_image_free(&im);
+            vkimg_image_free(&back);
+        }
+
+    /* alpha kept, including fully transparent pixels with colour under them */
+    vkimg_image im, back;
+    vkimg_image_alloc(&im, 4, 2, 4, VKIMG_U8, &e);
+    static const uint8_t px[32] = { 255, 0, 0, 0,   0, 255, 0, 1,   0, 0, 255, 128, 9, 8, 7, 255,
+                                    1,   2, 3, 0,   200, 100, 50, 2, 4, 5, 6, 254,  0, 0, 0, 0 };
+    memcpy(im.data, px, sizeof px);
+    CHECK(vkimg_save(P("alpha.png"), &im, NULL, &e) == 0, "save alpha: %s", e.msg);
+    CHECK(vkimg_load(P("alpha.png"), NULL, &back, &e) == 0, "load alpha: %s", e.msg);
+    CHECK(back.c == 4 && same_image(&im, &back), "alpha lost");
+    vkimg_image_free(&back);
+    vkimg_image_free(&im);
+
+    /* the written file's mode is 0666 & ~umask (mkstemp makes 0600) */
+    mode_t um = umask(022);
+    umask(um);
+    struct stat st;
+    CHECK(stat(P("alpha.png"), &st) == 0 && (st.st_mode & 0777) == (0666 & ~um), "mode %o, umask %o",
+          (unsigned)(st.st_mode & 0777), (unsigned)um);
+    CHECK(count_temps(g_dir) == 0, "temporaries left after successful saves");
+
+    /* overwriting an existing file; a relative path (temp in the working directory);
+     * a name long enough that the temporary name must be shortened */
+    make_image(&im, 8, 8, 3, VKIMG_U8, 1, 3);
+    CHECK(vkimg_save(P("alpha.png"), &im, NULL, &e) == 0, "overwrite: %s", e.msg);
+    CHECK(vkimg_load(P("alpha.png"), NULL, &back, &e) == 0 && same_image(&im, &back), "overwritten content");
+    vkimg_image_free(&back);
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd) && chdir(g_dir) == 0) {
+        CHECK(vkimg_save("rel.png", &im, NULL, &e) == 0, "relative save: %s", e.msg);
+        CHECK(vkimg_check_output("rel2.png", &e) == 0, "relative check_output: %s", e.msg);
+        CHECK(chdir(cwd) == 0, "chdir back");
+        CHECK(exists(P("rel.png")) && count_temps(g_dir) == 0, "relative save result");
+    }
+    char longname[300];
+    memset(longname, 'n', 250);
+    strcpy(longname + 250, ".png");
+    CHECK(vkimg_save(P(longname), &im, NULL, &e) == 0, "long name: %s", e.msg);
+    CHECK(exists(P(longname)) && count_temps(g_dir) == 0, "long name result");
+    vkimg_image_free(&im);
+}
+
+int main(void)
+{
+    static void (*const tests[])(void) = { test_png_stream, test_roundtrip_png };
+    return io_main("test_png", tests, 2);
+}

@@ -1,0 +1,91 @@
+/* The harness of the op tests (see gpu_harness.h). */
+#include "gpu_harness.h"
+#include "levels.h"
+#include "ref.h"
+#include "run_ref.h"
+#include "t.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+char cur_case[200] = "(context creation)";
+int gh_runs;
+int gh_verbose;
+static int nlogged;
+
+double gh_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of the whole process (all threads: lavapipe runs on several). */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void *gh_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "test: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+/* The library's log: validation warnings and errors, with the case that was
+ * running (the count is asserted at the end). */
+static void log_cb(void *user, vkimg_log_level lvl, const char *msg)
+{
+    (void)user;
+    if (lvl < VKIMG_LOG_WARN)
+        return;
+    if (nlogged++ < 20)
+        fprintf(stderr, "[%s] %s\n", cur_case, msg);
+}
+
+int gh_main(const char *name, const gh_suite *suites, size_t nsuites)
+{
+    double t0 = gh_now();
+    const char *ev = getenv("VKIMG_TEST_VERBOSE");
+    gh_verbose = ev && *ev && *ev != '0';
+    int rf = ref_self_check();
+    CHECK(rf == 0, "reference self-check: %d failures", rf);
+
+    vkimg_err e;
+    memset(&e, 0, sizeof e);
+    vkimg_ctx_opts co;
+    memset(&co, 0, sizeof co);
+    co.validate = true;
+    co.log = log_cb;
+    vkimg_ctx *ctx = vkimg_ctx_create(&co, &e);
+    if (!ctx)
+        return t_skip_no_device(e.msg);
+    printf("device: %s\n", vkimg_ctx_device_desc(ctx));
+
+    for (size_t i = 0; i < nsuites; i++) {
+        double ts = gh_now(), cs = cpu_s();
+        int r0 = gh_runs, vm0 = vkimg_ctx_validation_messages(ctx);
+        suites[i].fn(ctx);
+        printf("  %-9s %4d runs in %6.2f s (cpu %.2f s)\n", suites[i].name, gh_runs - r0, gh_now() - ts, cpu_s() - cs);
+        fflush(stdout);
+        int vm1 = vkimg_ctx_validation_messages(ctx);
+        CHECK(vm1 == vm0, "%s: %d validation messages", suites[i].name, vm1 - vm0);
+    }
+
+    run_ref_print_stats();
+    lv_print_stats();
+
+    int vm = vkimg_ctx_validation_messages(ctx);
+    CHECK(vm == 0, "%d validation messages", vm);
+    vkimg_ctx_destroy(ctx);
+    printf("%s: %d runs, %.1f s (cpu %.1f s)\n", name, gh_runs, gh_now() - t0, cpu_s());
+    return t_done(name);
+}

@@ -1,0 +1,45 @@
+/* The harness of the tests that run ops on the device (tests/ops): one context
+ * with the validation layers on, whose messages are printed with the case that
+ * was running and asserted to be none; the test's suites run in turn, timed,
+ * and the max-error tables of what they compared (run_ref.h, levels.h) are
+ * printed at the end. A test's main is
+ *
+ *     static const gh_suite suites[] = { { "gray", test_gray } };
+ *     return gh_main("test_gray", suites, 1);
+ */
+#ifndef VKI_GPU_HARNESS_H
+#define VKI_GPU_HARNESS_H
+
+#include "vkimg/vkimg.h"
+
+#include <stddef.h>
+
+typedef struct gh_suite {
+    const char *name;
+    void (*fn)(vkimg_ctx *ctx);
+} gh_suite;
+
+/* Checks the shared reference primitives (ref_self_check), creates the context
+ * (validation on; without a device: t_skip_no_device), runs the suites,
+ * asserts that each and the whole run saw no validation message, prints the
+ * tables and the timing, and returns t_done(name). */
+int gh_main(const char *name, const gh_suite *suites, size_t nsuites);
+
+/* The case that is running, for validation messages and failure reports. */
+extern char cur_case[200];
+/* Pipeline runs so far (run_ref.h and levels.h count them). */
+extern int gh_runs;
+/* VKIMG_TEST_VERBOSE=1: more detail (e.g. the time of every case). */
+extern int gh_verbose;
+
+/* Monotonic seconds. */
+double gh_now(void);
+/* calloc that aborts on failure (never returns NULL, also for n = 0). */
+void *gh_calloc(size_t n, size_t size);
+
+/* Image sizes of the test lists. */
+typedef struct size2 {
+    int w, h;
+} size2;
+
+#endif
