@@ -203,6 +203,15 @@ static int oracle(const unsigned char *p, size_t n, vkimg_image *ref)
 
 static int g_valid, g_oracle, g_cut_files, g_cuts, g_hostile;
 
+/* The valid files whose truncations were tried: test_mutations damages them. */
+typedef struct base_file {
+    unsigned char *p;
+    size_t n;
+    char what[160];
+} base_file;
+static base_file g_bases[256];
+static int g_nbases;
+
 /* f must decode; the result must equal want (if not NULL) and, with use_oracle,
  * stb_image's decode. Returns the decode (free it) when keep, else frees it. */
 static vkimg_image check_ok_(int line, const char *what, const unsigned char *f, size_t n, const vkimg_image *want,
@@ -287,6 +296,13 @@ static void check_cuts_(int line, const char *what, const unsigned char *f, size
         cut += (cut < 2048 || cut + 512 >= end) ? 1 : step;
     }
     CHECK(bad == 0, "line %d %s: %d of %zu truncations did not fail", line, what, bad, tried);
+    if (g_nbases < (int)(sizeof g_bases / sizeof g_bases[0])) {
+        base_file *bf = &g_bases[g_nbases++];
+        bf->p = malloc(n);
+        memcpy(bf->p, f, n);
+        bf->n = n;
+        snprintf(bf->what, sizeof bf->what, "%s", what);
+    }
     g_cut_files++;
     g_cuts += (int)tried;
 }
@@ -1930,6 +1946,58 @@ static void test_psd(void)
     }
 }
 
+/* ================================================================ damage */
+
+/* Random damage to every file whose truncations were tried: 1-4 bytes set to random
+ * values, bits flipped, or runs of bytes set to 0 or 0xff, 150 times a file. Whatever
+ * the decoder makes of it, it must be an image within the limits (a damaged GIF
+ * screen size can make a large canvas) or a one-line error naming the file with
+ * nothing allocated; under ASan/UBSan nothing may be read or written out of bounds. */
+static void test_mutations(void)
+{
+    int decoded = 0, refused = 0, bad = 0;
+    for (int bi = 0; bi < g_nbases; bi++) {
+        const base_file *bf = &g_bases[bi];
+        for (int it = 0; it < 150; it++) {
+            unsigned char *m = malloc(bf->n);
+            memcpy(m, bf->p, bf->n);
+            int kind = it % 3, nm = 1 + (int)rnd(4);
+            for (int k = 0; k < nm; k++) {
+                size_t at = rnd((unsigned)bf->n);
+                if (kind == 0)
+                    m[at] = (unsigned char)rnd(256);
+                else if (kind == 1)
+                    m[at] ^= (unsigned char)(1u << rnd(8));
+                else
+                    memset(m + at, it & 8 ? 0xff : 0, bf->n - at < 6 ? bf->n - at : 6);
+            }
+            vkimg_err e;
+            vkimg_image im;
+            int rc = vkimg_load_memory(m, bf->n, "damaged.img", NULL, &im, &e);
+            if (rc == 0) {
+                decoded++;
+                if (!im.data || im.w <= 0 || im.h <= 0 || im.c < 1 || im.c > 4 || (uint64_t)im.w * (uint64_t)im.h > VKIMG_DEFAULT_MAX_PIXELS) {
+                    if (!bad++)
+                        fprintf(stderr, "  %s damage %d: %dx%dx%d\n", bf->what, it, im.w, im.h, im.c);
+                }
+                vkimg_image_free(&im);
+            } else {
+                refused++;
+                if (rc != VKIMG_E_RUNTIME || im.data || strncmp(e.msg, "damaged.img: ", 13) || strchr(e.msg, '\n')) {
+                    if (!bad++)
+                        fprintf(stderr, "  %s damage %d: rc %d %s\n", bf->what, it, rc, e.msg);
+                }
+            }
+            free(m);
+        }
+    }
+    CHECK(bad == 0, "%d damaged files handled wrongly", bad);
+    CHECK(decoded > 0 && refused > 0, "damage exercised both outcomes (%d decoded, %d refused)", decoded, refused);
+    fprintf(stderr, "note: %d damaged files: %d decoded, %d refused\n", decoded + refused, decoded, refused);
+    for (int bi = 0; bi < g_nbases; bi++)
+        free(g_bases[bi].p);
+}
+
 /* ================================================================ loader */
 
 static void test_loader(void)
@@ -2047,6 +2115,7 @@ int main(void)
     test_pnm();
     test_hdr();
     test_psd();
+    test_mutations();
     rmdir(g_dir);
     fprintf(stderr,
             "note: %d valid files decoded (%d identical to stb_image), %d truncated %d ways (all refused), %d hostile "
