@@ -116,9 +116,17 @@ typedef struct vkimg_load_opts {
     uint64_t max_pixels; /* 0 = VKIMG_DEFAULT_MAX_PIXELS */
 } vkimg_load_opts;
 
-/* Loads an image file (the README lists the formats and which code decodes each).
- * 8-bit files give U8, 16-bit PNG/PNM/PSD give U16, HDR gives F32. The header is
- * read first and checked against max_pixels before any pixel memory is allocated. */
+/* Loads an image file: PNG, JPEG, GIF (first frame), BMP, TGA, PSD (composite),
+ * HDR, PNM (the README lists them and which code decodes each). The format is
+ * found from the file's first bytes and exactly one decoder reads it: a file that
+ * decoder refuses (corrupt, truncated, unsupported variant) is an error, never
+ * half an image. 8-bit files give U8, 16-bit PNG/PNM/PSD give U16, HDR gives F32.
+ * The header is read first and checked against max_pixels before any pixel
+ * memory is allocated. vkimg_load reads regular files only (a FIFO, device,
+ * socket or directory is refused at once, without reading from it) and refuses a
+ * file larger than INT_MAX bytes or than an image of max_pixels could plausibly
+ * need (64 bytes a pixel + 64 MiB) before reading it. Errors: VKIMG_E_RUNTIME, the
+ * message names the file (or `name`) and the reason. */
 VKIMG_API int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
 VKIMG_API int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg_load_opts *o,
                                 vkimg_image *out, vkimg_err *e);

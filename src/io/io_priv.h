@@ -1,9 +1,17 @@
-/* Internal helpers of the image I/O layer (io.c, png.c, jpeg.c, npy.c). No Vulkan.
+/* Internal helpers of the image I/O layer: the loader (load.c), one decoder per
+ * format, the encoders, atomic writes. No Vulkan.
  *
  * Memory: every buffer these functions hand out is malloc()ed and freed with free();
- * image data (vkimg_image.data) is always malloc()ed, including the buffers that
- * stb_image returns (stb_impl.c defines STBI_MALLOC as malloc), so
- * vkimg_image_free() simply free()s it. */
+ * image data (vkimg_image.data) is always malloc()ed (vki_malloc_big), so
+ * vkimg_image_free() simply free()s it.
+ *
+ * Decoders: one per format, each a plain function of a memory buffer that returns 0
+ * with *out filled, or VKIMG_E_RUNTIME with a one-line message naming `name` and
+ * the reason ("NAME: BMP: truncated pixel data"); on failure *out is zeroed and
+ * nothing is left allocated. Every one of them bounds-checks every read against
+ * len, checks the size with vki_check_dims before allocating pixel memory, never
+ * allocates in proportion to a length field the buffer cannot back, and makes
+ * progress in every loop iteration. They are thread-safe (no global state). */
 #ifndef VKI_IO_PRIV_H
 #define VKI_IO_PRIV_H
 
@@ -12,9 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Returned by the fast-path decoders (vki_png_decode, vki_jpeg_decode) for a file
- * they leave to stb_image: e->msg says why (no file name), nothing is allocated and
- * the caller goes on with stb. Not a VKIMG_E_* code. */
+/* No decoder returns this any more (there is no fallback decoder to decline to);
+ * kept only so that code written against the old fast-path interface compiles. */
 #define VKI_DECLINED (-1)
 
 /* The size checks every decoder makes before allocating pixel memory: no side 0 or
@@ -52,29 +59,80 @@ int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t
 int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned char **out, size_t *outlen,
                       vkimg_err *e);
 
-/* The fast PNG decoder (png.c): non-interlaced 8/16-bit PNGs of every colour type,
- * inflated by libdeflate and unfiltered here, giving exactly what stb_image gives
- * (palette -> RGB/RGBA, tRNS colour key -> an alpha channel, 16-bit -> host order
- * U16). Returns 0 with *out filled (data malloc()ed), VKI_DECLINED for a file to
- * hand to stb_image (interlaced, bit depth < 8, unknown critical chunks, anything
- * malformed: see png.c), or VKIMG_E_RUNTIME naming `name` (over the limits, out of
- * memory). Thread-safe. */
+/* ---- decoders (see the top of this file for what they share) */
+
+/* PNG (png_dec.c): every colour type, bit depths 1/2/4/8/16, interlaced or not,
+ * with stb_image's output conventions (palette -> RGB/RGBA, tRNS -> an alpha
+ * channel, gray of 1/2/4 bits scaled to 8, 16-bit -> host-order U16). Strict:
+ * critical chunk CRCs, exact zlib size, filter types, palette indices. */
 int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e);
 
-/* JPEG through libjpeg-turbo's TurboJPEG API (jpeg.c). Decode: 8-bit baseline,
- * progressive or arithmetic-coded JPEGs; grayscale gives 1 channel, colour 3 (RGB).
- * The header is read and checked against max_pixels before allocating. Returns 0,
- * VKI_DECLINED (CMYK/YCCK, anything TurboJPEG refuses or warns about: e->msg holds
- * "TurboJPEG: <its message>" for the caller's report), or VKIMG_E_RUNTIME naming
- * `name` (limits, out of memory). Thread-safe (one TurboJPEG handle per call). */
+/* JPEG through libjpeg-turbo's TurboJPEG API (jpeg.c): baseline, progressive or
+ * arithmetic-coded; gray gives 1 channel, colour 3 (RGB), CMYK/YCCK are converted
+ * to RGB. Warnings (corrupt or truncated data) are errors. */
 int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                     vkimg_err *e);
+
+/* GIF through giflib (gif.c): the first frame on a transparent canvas of the
+ * logical screen size, RGBA. */
+int vki_gif_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                   vkimg_err *e);
+
+/* BMP (bmp.c): 1/4/8-bit palette, 16/24/32-bit, BI_RGB and BI_BITFIELDS; RGB, or
+ * RGBA when the file has an alpha mask. */
+int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                   vkimg_err *e);
+
+/* TGA (tga.c): colour-mapped, true-colour and gray, raw or RLE; 1-4 channels. TGA
+ * has no signature: vki_tga_test says whether a header is one the decoder takes. */
+int vki_tga_test(const unsigned char *b, size_t len);
+int vki_tga_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                   vkimg_err *e);
+
+/* PNM (pnm.c): P1..P6; maxval up to 255 gives U8, up to 65535 U16. */
+int vki_pnm_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                   vkimg_err *e);
+
+/* Radiance HDR (hdr.c): RGBE, flat or RLE scanlines, "-Y H +X W"; F32 RGB. */
+int vki_hdr_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                   vkimg_err *e);
+
+/* Photoshop PSD (psd.c): the composite image, 8/16-bit, RGB(A) or gray, raw or RLE. */
+int vki_psd_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                   vkimg_err *e);
+
+/* ---- byte readers for the decoders (the caller has checked the bounds) */
+static inline uint32_t vki_rd16le(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static inline uint32_t vki_rd32le(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint32_t vki_rd16be(const unsigned char *p) { return (uint32_t)p[0] << 8 | (uint32_t)p[1]; }
+static inline uint32_t vki_rd32be(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+/* Allocates the pixel memory of a decoded image (vki_malloc_big, not zeroed) after
+ * the caller's vki_check_dims: 0, or VKIMG_E_RUNTIME "NAME: out of memory". */
+int vki_decoded_alloc(vkimg_image *out, uint32_t w, uint32_t h, int c, vkimg_fmt fmt, const char *name,
+                      vkimg_err *e);
+
+/* ---- encoders */
+
 /* Encodes a U8 image at quality 1..100: 1-2 channels as a grayscale JPEG (alpha
  * dropped), 3-4 as YCbCr (alpha dropped) with 4:2:0 chroma subsampling below
  * quality 90 and 4:4:4 from 90 up. At most 65535x65535. *out is malloc()ed. Errors
  * name no file: the caller adds the path. */
 int vki_jpeg_encode(const vkimg_image *im, int quality, unsigned char **out, size_t *outlen, vkimg_err *e);
+
+/* stb_image_write's BMP, TGA (RLE) and HDR writers (stb_impl.c, compiled static so
+ * that none of stb's symbols leave the library): 1 on success, as stb returns.
+ * write is called with the output in pieces, as stbi_write_func. kind is
+ * VKIMG_FILE_BMP, VKIMG_FILE_TGA or VKIMG_FILE_HDR (data F32). */
+typedef void vki_write_fn(void *ctx, void *data, int size);
+int vki_stbiw_write(vkimg_file_kind kind, vki_write_fn *write, void *ctx, int w, int h, int c, const void *data);
 
 /* Writes a NumPy .npy file (format 1.0, C order, header padded so the data starts at
  * a multiple of 64 bytes) atomically, like vkimg_save. descr is a NumPy type string

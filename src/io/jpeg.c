@@ -1,6 +1,6 @@
 /* JPEG decode and encode through libjpeg-turbo's TurboJPEG API (linked statically
- * where the static library is installed). stb_image stays the decoder for what
- * TurboJPEG declines (see io_priv.h and vkimg_load_memory in io.c).
+ * where the static library is installed). TurboJPEG is the only JPEG decoder: a
+ * file it refuses is an error.
  *
  * Thread-safety: every call makes and destroys its own TurboJPEG handle, and the
  * error text is read from that handle (tjGetErrorStr2), so calls on several threads
@@ -10,13 +10,17 @@
  * Decode policy:
  *  - grayscale JPEGs give 1 channel (TJPF_GRAY), everything else 3 (TJPF_RGB), as
  *    stb_image does;
- *  - CMYK/YCCK JPEGs are declined: stb_image converts them to RGB its own way, and
- *    keeping that conversion keeps their pixels as they were;
+ *  - CMYK and YCCK JPEGs are decoded to CMYK by TurboJPEG (libjpeg turns YCCK into
+ *    CMYK) and converted to RGB here, taking the samples as Adobe writes them:
+ *    inverted, 255 = no ink (Photoshop, and so every CMYK JPEG in practice; stb_image
+ *    and the browsers read them so). With C, M, Y, K the decoded samples:
+ *        R = C*K/255, G = M*K/255, B = Y*K/255, rounded to nearest
+ *    computed exactly as stb_image does (t = x*k + 128, (t + (t >> 8)) >> 8);
  *  - TJFLAG_STOPONWARNING: a JPEG that libjpeg only warns about (corrupt or truncated
- *    data, which it would patch up silently) is declined, so that such files get the
- *    same pixels or error from stb_image as before;
+ *    data, which it would patch up silently) is an error;
  *  - TJFLAG_LIMITSCANS: progressive JPEGs with an absurd number of scans (a known
- *    CPU-exhaustion pattern) are declined rather than ground through twice;
+ *    CPU-exhaustion pattern) are errors;
+ *  - the header is read and checked against max_pixels before any pixel memory;
  *  - the accurate integer IDCT and smooth ("fancy") chroma upsampling: TurboJPEG's
  *    defaults, close to stb_image's output (not identical: each has its own IDCT).
  * Encode policy: quality as given; grayscale input (1 or 2 channels) is written as a
@@ -42,6 +46,13 @@ static const char *tj_reason(tjhandle h)
     return r && *r ? r : "unknown error";
 }
 
+/* x*k/255 rounded to nearest, exactly as stb_image's stbi__blinn_8x8 */
+static inline unsigned char mul255(unsigned x, unsigned k)
+{
+    unsigned t = x * k + 128;
+    return (unsigned char)((t + (t >> 8)) >> 8);
+}
+
 int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                     vkimg_err *e)
 {
@@ -50,34 +61,31 @@ int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64
     if (out)
         memset(out, 0, sizeof *out);
     if (!b || !out || len < 2 || b[0] != 0xff || b[1] != 0xd8)
-        return vki_fail(e, VKI_DECLINED, "TurboJPEG: not a JPEG");
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: not a JPEG (no SOI marker)", name);
     if (len > ULONG_MAX)
-        return vki_fail(e, VKI_DECLINED, "TurboJPEG: file too large");
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: file too large", name);
     tjhandle h = tjInitDecompress();
     if (!h)
-        return vki_fail(e, VKI_DECLINED, "TurboJPEG: %s", tj_reason(NULL));
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(NULL));
 
     int rc, w = 0, ht = 0, subsamp = 0, cs = 0;
     unsigned char *data = NULL;
     if (tjDecompressHeader3(h, b, (unsigned long)len, &w, &ht, &subsamp, &cs)) {
-        rc = vki_fail(e, VKI_DECLINED, "TurboJPEG: %s", tj_reason(h));
+        rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
         goto done;
     }
     if (w <= 0 || ht <= 0) { /* libjpeg met the end of the data before a frame header */
-        rc = vki_fail(e, VKI_DECLINED, "TurboJPEG: no frame header (%dx%d)", w, ht);
-        goto done;
-    }
-    if (cs == TJCS_CMYK || cs == TJCS_YCCK) {
-        rc = vki_fail(e, VKI_DECLINED, "TurboJPEG: CMYK JPEG (left to stb_image)");
+        rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: no frame header (%dx%d)", name, w, ht);
         goto done;
     }
     if ((rc = vki_check_dims(name, (uint64_t)w, (uint64_t)ht, max_pixels, e)))
         goto done;
-    const int gray = cs == TJCS_GRAY || subsamp == TJSAMP_GRAY;
-    const int c = gray ? 1 : 3;
-    const size_t pitch = (size_t)w * (size_t)c, bytes = pitch * (size_t)ht; /* <= 2^24 * 3 * 2^24 */
+    const int cmyk = cs == TJCS_CMYK || cs == TJCS_YCCK;
+    const int gray = !cmyk && (cs == TJCS_GRAY || subsamp == TJSAMP_GRAY);
+    const int c = gray ? 1 : 3, dc = cmyk ? 4 : c; /* channels of the result, of the decode */
+    const size_t pitch = (size_t)w * (size_t)dc, bytes = pitch * (size_t)ht; /* <= 2^24 * 4 * 2^24 */
     if (pitch > INT_MAX) {
-        rc = vki_fail(e, VKI_DECLINED, "TurboJPEG: rows too long (%dx%d)", w, ht);
+        rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: rows too long for TurboJPEG (%dx%d)", name, w, ht);
         goto done;
     }
     data = vki_malloc_big(bytes);
@@ -85,10 +93,24 @@ int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, bytes);
         goto done;
     }
-    if (tjDecompress2(h, b, (unsigned long)len, data, w, (int)pitch, ht, gray ? TJPF_GRAY : TJPF_RGB,
+    if (tjDecompress2(h, b, (unsigned long)len, data, w, (int)pitch, ht, cmyk ? TJPF_CMYK : gray ? TJPF_GRAY : TJPF_RGB,
                       TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)) {
-        rc = vki_fail(e, VKI_DECLINED, "TurboJPEG: %s", tj_reason(h));
+        rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
         goto done;
+    }
+    if (cmyk) { /* Adobe (inverted) CMYK to RGB in place, see the top of this file */
+        const size_t np = (size_t)w * (size_t)ht;
+        for (size_t i = 0; i < np; i++) {
+            const unsigned char *s = data + 4 * i;
+            unsigned k = s[3];
+            unsigned char r = mul255(s[0], k), g = mul255(s[1], k), bl = mul255(s[2], k);
+            data[3 * i] = r;
+            data[3 * i + 1] = g;
+            data[3 * i + 2] = bl;
+        }
+        unsigned char *shrunk = realloc(data, np * 3);
+        if (shrunk)
+            data = shrunk;
     }
     out->w = w;
     out->h = ht;

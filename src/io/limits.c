@@ -1,6 +1,9 @@
-/* The size limits every decoder checks before allocating pixel memory. */
+/* The size limits every decoder checks before allocating pixel memory, and the
+ * allocation of the decoded image. */
 #include "io/io_priv.h"
 #include "core/util.h"
+
+#include <string.h>
 
 #define MAX_SIDE (1 << 24)
 
@@ -18,5 +21,22 @@ int vki_check_dims(const char *name, uint64_t w, uint64_t h, uint64_t max_pixels
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: image is %llux%llu = %llu pixels, over the limit of %llu (--max-pixels)",
                         name, (unsigned long long)w, (unsigned long long)h, (unsigned long long)(w * h),
                         (unsigned long long)max_pixels);
+    return 0;
+}
+
+int vki_decoded_alloc(vkimg_image *out, uint32_t w, uint32_t h, int c, vkimg_fmt fmt, const char *name,
+                      vkimg_err *e)
+{
+    memset(out, 0, sizeof *out);
+    /* w, h <= 2^24 (vki_check_dims), c <= 4, 4 bytes a sample: < 2^53 */
+    const size_t n = (size_t)w * h * (size_t)c * vkimg_fmt_size(fmt);
+    void *p = vki_malloc_big(n);
+    if (!p)
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, n);
+    out->w = (int)w;
+    out->h = (int)h;
+    out->c = c;
+    out->fmt = fmt;
+    out->data = p;
     return 0;
 }

@@ -1,9 +1,18 @@
-/* Image decode: the file is read whole (size-checked), its header checked
- * against the limits, then decoded (png_dec.c, jpeg.c, stb_image for the rest).
- * No Vulkan. Thread-safe: no global state is changed.
+/* Image decode: the file is read whole (only a regular file, size-checked before it
+ * is read), its format found from its first bytes, and the one decoder of that
+ * format decodes it:
  *
- * Ownership: vkimg_image.data is always malloc()ed (stb_image's buffers included,
- * see stb_impl.c) and released with vkimg_image_free(). */
+ *   PNG   png_dec.c  (libdeflate + our unfiltering)
+ *   JPEG  jpeg.c     (TurboJPEG)
+ *   GIF   gif.c      (giflib)
+ *   BMP   bmp.c      TGA  tga.c      PNM  pnm.c      HDR  hdr.c      PSD  psd.c
+ *
+ * There is no second decoder to fall back to: a file its decoder refuses is an
+ * error. Softimage PIC files are recognized and refused. No Vulkan. Thread-safe:
+ * no global state is changed.
+ *
+ * Ownership: vkimg_image.data is always malloc()ed and released with
+ * vkimg_image_free(). */
 #include "io/io_priv.h"
 #include "io/meta.h"
 #include "core/util.h"
@@ -18,28 +27,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <stb_image.h>
 
+#define FORMAT_LIST "PNG, JPEG, GIF, BMP, TGA, PSD, HDR, PNM"
 
-static const char *stb_reason(void)
+typedef int (*decode_fn)(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                         vkimg_err *e);
+
+/* The decoder for the file's first bytes; NULL with *what set for a file that is
+ * not one of ours (*what: NULL) or one we know and refuse. */
+static decode_fn detect(const unsigned char *b, size_t n, const char **what)
 {
-    const char *r = stbi_failure_reason();
-    return r && *r ? r : "unknown error";
-}
-
-
-static uint32_t get32be(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* stb_image refuses PNGs over 2^30 bytes of samples in its header scan already, with
- * a bare "too large": read the PNG size ourselves so that the limit is reported. */
-static int png_peek(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_err *e)
-{
-    if (len < 24 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) || get32be(b + 8) != 13 || memcmp(b + 12, "IHDR", 4))
-        return 0;
-    return vki_check_dims(name, get32be(b + 16), get32be(b + 20), max_pixels, e);
+    *what = NULL;
+    if (n >= 4 && !memcmp(b, "\x89PNG", 4))
+        return vki_png_decode;
+    if (n >= 2 && b[0] == 0xff && b[1] == 0xd8) /* SOI */
+        return vki_jpeg_decode;
+    if (n >= 4 && !memcmp(b, "GIF8", 4))
+        return vki_gif_decode;
+    if (n >= 2 && b[0] == 'B' && b[1] == 'M')
+        return vki_bmp_decode;
+    if (n >= 4 && !memcmp(b, "8BPS", 4))
+        return vki_psd_decode;
+    if (n >= 2 && b[0] == '#' && b[1] == '?') /* "#?RADIANCE", "#?RGBE" */
+        return vki_hdr_decode;
+    if (n >= 2 && b[0] == 'P' && b[1] >= '1' && b[1] <= '6')
+        return vki_pnm_decode;
+    if (n >= 4 && !memcmp(b, "\x53\x80\xf6\x34", 4)) {
+        *what = "PIC (Softimage) files are not supported";
+        return NULL;
+    }
+    /* TGA has no signature; none of the signatures above can begin a TGA header
+     * that vki_tga_test accepts (its second byte is 0 or 1) */
+    if (vki_tga_test(b, n))
+        return vki_tga_decode;
+    return NULL;
 }
 
 int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg_load_opts *o, vkimg_image *out,
@@ -56,92 +77,89 @@ int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: file too large (%zu bytes; at most %d)", name, len, INT_MAX);
     const uint64_t max_pixels = o && o->max_pixels ? o->max_pixels : VKIMG_DEFAULT_MAX_PIXELS;
     const unsigned char *b = buf;
-    const int n = (int)len;
 
-    int rc = png_peek(b, len, name, max_pixels, e);
-    if (rc)
+    const char *what;
+    decode_fn dec = detect(b, len, &what);
+    if (!dec)
+        return what ? vki_fail(e, VKIMG_E_RUNTIME, "%s: %s", name, what)
+                    : vki_fail(e, VKIMG_E_RUNTIME, "%s: not a supported image (" FORMAT_LIST ")", name);
+    int rc = dec(b, len, name, max_pixels, out, e);
+    if (rc) {
+        free(out->data); /* decoders leave nothing behind; this only makes sure */
+        memset(out, 0, sizeof *out);
         return rc;
-    /* the fast paths; what they decline goes to stb_image, as every file did before */
-    char tj_msg[sizeof e->msg + 2] = ""; /* "TurboJPEG: ...; " when TurboJPEG declined */
-    vkimg_err fe; /* the fast path's error, or why it declined */
-    if (len >= 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8)) {
-        if ((rc = vki_png_decode(b, len, name, max_pixels, out, &fe)) != VKI_DECLINED) {
-            if (rc && e)
-                *e = fe;
-            return rc;
-        }
-    } else if (len >= 2 && b[0] == 0xff && b[1] == 0xd8) { /* SOI */
-        if ((rc = vki_jpeg_decode(b, len, name, max_pixels, out, &fe)) != VKI_DECLINED) {
-            if (rc && e)
-                *e = fe;
-            return rc;
-        }
-        snprintf(tj_msg, sizeof tj_msg, "%s; ", fe.msg);
     }
-
-    int w = 0, h = 0, c = 0;
-    if (!stbi_info_from_memory(b, n, &w, &h, &c))
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: not a supported image (%sstb_image: %s)", name, tj_msg, stb_reason());
-    if (w <= 0 || h <= 0)
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: image has no pixels (%dx%d)", name, w, h);
-    if ((rc = vki_check_dims(name, (uint64_t)w, (uint64_t)h, max_pixels, e)))
-        return rc;
-    if (c < 1 || c > 4)
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: image has %d channels (1..4 supported)", name, c);
-
-    void *data;
-    vkimg_fmt fmt;
-    int lw = 0, lh = 0, lc = 0;
-    if (stbi_is_hdr_from_memory(b, n)) {
-        fmt = VKIMG_F32;
-        data = stbi_loadf_from_memory(b, n, &lw, &lh, &lc, 0);
-    } else if (stbi_is_16_bit_from_memory(b, n)) {
-        fmt = VKIMG_U16;
-        data = stbi_load_16_from_memory(b, n, &lw, &lh, &lc, 0);
-    } else {
-        fmt = VKIMG_U8;
-        data = stbi_load_from_memory(b, n, &lw, &lh, &lc, 0);
+    if (!out->data || out->w <= 0 || out->h <= 0 || out->c < 1 || out->c > 4) { /* cannot happen */
+        free(out->data);
+        memset(out, 0, sizeof *out);
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: decoder returned an invalid image", name);
     }
-    if (!data)
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot decode (%sstb_image: %s)", name, tj_msg, stb_reason());
-    if (lw <= 0 || lh <= 0 || lc < 1 || lc > 4 || (rc = vki_check_dims(name, (uint64_t)lw, (uint64_t)lh, max_pixels, e))) {
-        free(data);
-        return rc ? rc : vki_fail(e, VKIMG_E_RUNTIME, "%s: decoder returned %dx%dx%d", name, lw, lh, lc);
-    }
-    out->w = lw;
-    out->h = lh;
-    out->c = lc;
-    out->fmt = fmt;
-    out->data = data;
     return 0;
 }
 
-/* Reads a whole file into a malloc()ed buffer. */
-static int read_file(const char *path, unsigned char **buf, size_t *len, vkimg_err *e)
+/* The largest file worth reading for an image of at most max_pixels: 64 bytes a
+ * pixel (an uncompressed 16-bit RGBA PNG is 8, an ASCII PNM with 16-bit samples
+ * about 18, a PSD also holds its layers besides the composite) plus 64 MiB of
+ * metadata, never more than INT_MAX. With the default limit this is INT_MAX. */
+static uint64_t max_file_bytes(uint64_t max_pixels)
+{
+    if (!max_pixels)
+        max_pixels = VKIMG_DEFAULT_MAX_PIXELS;
+    const uint64_t slack = 64ull << 20;
+    if (max_pixels > ((uint64_t)INT_MAX - slack) / 64)
+        return INT_MAX;
+    return max_pixels * 64 + slack;
+}
+
+static const char *file_type(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : S_ISLNK(m) ? "a symbolic link"
+         : "not a plain file";
+}
+
+static int too_large(const char *path, uint64_t size, uint64_t limit, uint64_t max_pixels, vkimg_err *e)
+{
+    if (limit >= INT_MAX)
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: file too large (%llu bytes; at most %d)", path,
+                        (unsigned long long)size, INT_MAX);
+    return vki_fail(e, VKIMG_E_RUNTIME, "%s: file too large (%llu bytes; at most %llu for --max-pixels %llu)", path,
+                    (unsigned long long)size, (unsigned long long)limit, (unsigned long long)max_pixels);
+}
+
+/* Reads a whole regular file into a malloc()ed buffer. Anything else (FIFO,
+ * device, socket, directory) is refused without reading or blocking: the file is
+ * opened non-blocking and checked with fstat before any read. A file over
+ * max_file_bytes is refused from its size, before it is read; one that grows while
+ * it is read (or reports no size, as /proc files do) is read up to that limit. */
+static int read_file(const char *path, uint64_t max_pixels, unsigned char **buf, size_t *len, vkimg_err *e)
 {
     *buf = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        int err = errno;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* a socket: open() says ENXIO */
+            return vki_fail(e, VKIMG_E_RUNTIME, "%s: not a regular file (%s)", path, file_type(st.st_mode));
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot open: %s", path, strerror(err));
+    }
     if (fstat(fd, &st)) {
         int err = errno;
         close(fd);
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot read: %s", path, strerror(err));
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot read: %s", path, strerror(EISDIR));
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: not a regular file (%s)", path, file_type(st.st_mode));
     }
-    if (S_ISREG(st.st_mode) && st.st_size > INT_MAX) {
+    const uint64_t limit = max_file_bytes(max_pixels);
+    if (st.st_size > 0 && (uint64_t)st.st_size > limit) {
         close(fd);
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: file too large (%lld bytes; at most %d)", path,
-                        (long long)st.st_size, INT_MAX);
+        return too_large(path, (uint64_t)st.st_size, limit, max_pixels, e);
     }
-    /* one byte more than the size, so that EOF is seen without growing; files that
-     * report no size (pipes, /proc) grow as they are read */
-    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, n = 0;
+    /* one byte more than the size, so that EOF is seen without growing */
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, n = 0;
     unsigned char *b = malloc(cap);
     if (!b) {
         close(fd);
@@ -149,19 +167,20 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, vkimg_e
     }
     for (;;) {
         if (n == cap) {
-            if (cap > (size_t)INT_MAX) {
+            if (n > limit) {
                 free(b);
                 close(fd);
-                return vki_fail(e, VKIMG_E_RUNTIME, "%s: file too large (at most %d bytes)", path, INT_MAX);
+                return too_large(path, n, limit, max_pixels, e);
             }
-            unsigned char *nb = realloc(b, cap * 2);
+            size_t ncap = cap * 2 > limit + 1 ? (size_t)limit + 1 : cap * 2;
+            unsigned char *nb = realloc(b, ncap);
             if (!nb) {
                 free(b);
                 close(fd);
-                return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", path, cap * 2);
+                return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", path, ncap);
             }
             b = nb;
-            cap *= 2;
+            cap = ncap;
         }
         ssize_t r = read(fd, b + n, cap - n);
         if (r < 0) {
@@ -181,9 +200,9 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, vkimg_e
         free(b);
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: empty file", path);
     }
-    if (n > INT_MAX) {
+    if (n > limit) {
         free(b);
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: file too large (at most %d bytes)", path, INT_MAX);
+        return too_large(path, n, limit, max_pixels, e);
     }
     *buf = b;
     *len = n;
@@ -202,7 +221,7 @@ int vkimg_load_meta(const char *path, const vkimg_load_opts *o, vkimg_image *out
         return vki_fail(e, VKIMG_E_RUNTIME, "vkimg_load: NULL argument");
     unsigned char *buf;
     size_t len;
-    int rc = read_file(path, &buf, &len, e);
+    int rc = read_file(path, o ? o->max_pixels : 0, &buf, &len, e);
     if (rc)
         return rc;
     rc = vkimg_load_memory(buf, len, path, o, out, e);

@@ -24,31 +24,36 @@
 
 /* ================================================================ decoder
  *
- * The fast path for the PNGs that matter for speed: non-interlaced, 8 or 16 bits,
- * any colour type (gray, gray+alpha, RGB, RGBA, palette). The IDAT data is inflated
- * in one call by libdeflate (to exactly the size the header implies) and unfiltered
- * here; the result is what stb_image returns for the same file, byte for byte,
- * including its conventions:
+ * The only PNG decoder of vkimg. The IDAT data is inflated in one call by libdeflate
+ * (to exactly the size the header implies) and unfiltered here; the result is what
+ * stb_image returns for the same valid file, byte for byte, including its
+ * conventions:
  *  - a palette image gives RGB, or RGBA when it has a tRNS chunk (entries past the
  *    chunk's length opaque);
  *  - gray or RGB with a tRNS chunk gains an alpha channel: 0 where the pixel equals
- *    the tRNS colour, else the maximum (8-bit files compare with the low byte of the
- *    tRNS value, as stb does);
+ *    the tRNS colour, else the maximum (8-bit and lower files compare with the low
+ *    byte of the tRNS value, scaled as the samples are, as stb does);
+ *  - gray of 1, 2 or 4 bits is scaled to 8 bits (x 255, 85, 17); palette indices of
+ *    1, 2 or 4 bits index the palette;
+ *  - interlaced (Adam7) files give the same image as the non-interlaced file;
  *  - 16-bit samples are converted from PNG's big-endian to host order.
- * Everything else is declined (VKI_DECLINED, with the reason in e) so that the
- * caller hands the file to stb_image, which then decodes it or reports the error
- * exactly as before: interlaced, bit depths 1/2/4, Apple's CgBI, unknown critical
- * chunks, anything stb would reject (bad IHDR fields, PLTE/tRNS oddities, no IDAT,
- * no IEND, a chunk running past the end of the file, an invalid filter type), and
- * anything where stb is more lenient or undefined: a zlib stream that libdeflate
- * rejects (stb does not check the Adler-32, accepts extra data after the pixels),
- * palette indices past the palette (stb reads uninitialized memory), repeated
- * PLTE/tRNS chunks, PLTE after IDAT.
- * CRCs are not checked, as stb does not check them either: a file stb accepts must
- * decode the same here, so a CRC mismatch could only send the file to stb, which
- * would decode the very same bytes; the pixel data is covered by the zlib stream's
- * Adler-32, which libdeflate verifies. (Checking all chunk CRCs would cost about
- * 1.5 ms on a 17 MB file.) */
+ * Non-interlaced 8/16-bit files (the ones that matter for speed) take the fast path:
+ * rows unfiltered in place, with SSE2, and packed in the same buffer.
+ *
+ * Strict where stb_image is lenient or undefined, as libpng is by default: the CRC
+ * of every critical chunk (IHDR, PLTE, IDAT, IEND) must match (an ancillary chunk
+ * with a bad CRC is ignored: here that matters for tRNS only); IHDR must be valid
+ * (colour type and bit depth combinations of the PNG specification); the zlib
+ * stream must be complete, pass its Adler-32 and inflate to exactly the size of the
+ * image (bytes after the end of the stream are ignored, as libpng does); filter
+ * types 0..4; palette indices within PLTE; PLTE and tRNS at most once, before IDAT,
+ * tRNS of the right length; IEND present; unknown critical chunks (Apple's CgBI
+ * among them) are errors. Every error is VKIMG_E_RUNTIME "NAME: PNG: reason".
+ *
+ * Memory: nothing is allocated before the size is checked (vki_check_dims); the
+ * inflate buffer is the size the header implies, and only if the compressed data
+ * could possibly fill it (DEFLATE expands at most 1032:1); chunk lengths are
+ * checked against the file before they are used. */
 
 static uint32_t get32be(const unsigned char *p)
 {
@@ -232,6 +237,7 @@ DEFINE_UNFILTER_SSE2(8)
 
 typedef void (*unfilter_fn)(int, unsigned char *restrict, const unsigned char *restrict, size_t);
 
+
 /* ---- row output */
 
 /* 16-bit row to host order; dst may overlap src when dst <= src (each block is read
@@ -257,43 +263,69 @@ typedef struct png_dec {
     int depth, ctype;
     int in_c;                   /* samples per pixel in the file (palette: 1) */
     int out_c;                  /* channels of the result */
-    size_t rowbytes;            /* bytes of one unfiltered row */
-    unsigned char pal[256 * 4]; /* RGBA */
+    unsigned bits;              /* bits per pixel in the file */
+    unsigned char pal[256 * 4]; /* RGBA; entries past pal_len stay 0 (and are never used) */
     unsigned pal_len;
     int has_trns;               /* tRNS seen (palette: RGBA output; gray/RGB: colour key) */
-    uint16_t key[3];            /* gray/RGB tRNS colour, compared at the file's depth */
-    int bad_index;              /* a palette index >= pal_len was seen */
+    uint16_t key[3];            /* gray/RGB tRNS colour: 16-bit files the 16-bit value, others
+                                   the low byte times the depth's scale, as stb compares */
+    unsigned max_index;         /* the largest palette index seen */
 } png_dec;
 
-/* Writes row src (unfiltered, PNG byte order) as a row of the result. */
-static void emit_row(png_dec *d, unsigned char *dst, const unsigned char *src)
+/* Writes n pixels of the unfiltered row src (PNG byte order, packed at the file's
+ * depth) as n pixels of the result (out_c channels, host order). */
+static void expand_row(png_dec *d, unsigned char *dst, const unsigned char *src, size_t n)
 {
-    const size_t w = d->w;
-    if (d->ctype == 3) {
-        unsigned mx = 0;
-        if (d->out_c == 4) {
-            for (size_t x = 0; x < w; x++) {
-                unsigned i = src[x];
-                mx = i > mx ? i : mx;
-                memcpy(dst + 4 * x, d->pal + 4 * i, 4);
+    const unsigned depth = (unsigned)d->depth;
+    if (d->ctype == 3) { /* palette: 1, 2, 4 or 8-bit indices */
+        unsigned mx = d->max_index;
+        const unsigned mask = (1u << depth) - 1;
+        for (size_t x = 0; x < n; x++) {
+            unsigned i;
+            if (depth == 8) {
+                i = src[x];
+            } else {
+                size_t bit = x * depth;
+                i = (unsigned)(src[bit >> 3] >> (8 - depth - (bit & 7))) & mask;
             }
-        } else {
-            for (size_t x = 0; x < w; x++) {
-                unsigned i = src[x];
-                mx = i > mx ? i : mx;
+            mx = i > mx ? i : mx;
+            if (d->out_c == 4) {
+                memcpy(dst + 4 * x, d->pal + 4 * i, 4);
+            } else {
                 dst[3 * x] = d->pal[4 * i];
                 dst[3 * x + 1] = d->pal[4 * i + 1];
                 dst[3 * x + 2] = d->pal[4 * i + 2];
             }
         }
-        if (mx >= d->pal_len)
-            d->bad_index = 1;
+        d->max_index = mx;
+        return;
+    }
+    const int c = d->in_c;
+    if (depth < 8) { /* gray, scaled to 8 bits; a colour key adds alpha */
+        static const unsigned char scale[5] = { 0, 0xff, 0x55, 0, 0x11 };
+        const unsigned mask = (1u << depth) - 1, s = scale[depth];
+        for (size_t x = 0; x < n; x++) {
+            size_t bit = x * depth;
+            unsigned char v = (unsigned char)(((unsigned)(src[bit >> 3] >> (8 - depth - (bit & 7))) & mask) * s);
+            if (d->has_trns) {
+                dst[2 * x] = v;
+                dst[2 * x + 1] = v == d->key[0] ? 0 : 255;
+            } else {
+                dst[x] = v;
+            }
+        }
+        return;
+    }
+    if (!d->has_trns) { /* the samples as they are */
+        if (depth == 16)
+            copy_be16(dst, src, n * (size_t)c * 2);
+        else
+            memcpy(dst, src, n * (size_t)c);
         return;
     }
     /* gray or RGB with a colour key: one more channel */
-    const int c = d->in_c;
-    if (d->depth == 8) {
-        for (size_t x = 0; x < w; x++) {
+    if (depth == 8) {
+        for (size_t x = 0; x < n; x++) {
             const unsigned char *s = src + x * (size_t)c;
             unsigned char *o = dst + x * (size_t)(c + 1);
             int match = s[0] == d->key[0];
@@ -306,31 +338,47 @@ static void emit_row(png_dec *d, unsigned char *dst, const unsigned char *src)
             o[c] = match ? 0 : 255;
         }
     } else {
-        uint16_t *o16 = (uint16_t *)(void *)dst;
-        for (size_t x = 0; x < w; x++) {
+        for (size_t x = 0; x < n; x++) {
             const unsigned char *s = src + x * (size_t)c * 2;
-            uint16_t *o = o16 + x * (size_t)(c + 1);
+            uint16_t o[4];
             int match = 1;
             for (int k = 0; k < c; k++) {
-                uint16_t v = (uint16_t)(s[2 * k] << 8 | s[2 * k + 1]);
-                o[k] = v;
-                match &= v == d->key[k];
+                o[k] = (uint16_t)(s[2 * k] << 8 | s[2 * k + 1]);
+                match &= o[k] == d->key[k];
             }
             o[c] = match ? 0 : 65535;
+            memcpy(dst + x * (size_t)(c + 1) * 2, o, (size_t)(c + 1) * 2);
         }
     }
 }
 
-static int decline(vkimg_err *e, const char *fmt, ...) VKI_PRINTF(2, 3);
-static int decline(vkimg_err *e, const char *fmt, ...)
+static int png_fail(vkimg_err *e, const char *name, const char *fmt, ...) VKI_PRINTF(3, 4);
+static int png_fail(vkimg_err *e, const char *name, const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return vki_fail(e, VKI_DECLINED, "%s", msg);
+    return vki_fail(e, VKIMG_E_RUNTIME, "%s: PNG: %s", name, msg);
 }
+
+static const char *chunk_name(uint32_t type, char buf[8])
+{
+    for (int i = 0; i < 4; i++) {
+        unsigned char c = (unsigned char)(type >> (24 - 8 * i));
+        buf[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    buf[4] = 0;
+    return buf;
+}
+
+/* Adam7 passes: origin and spacing */
+static const int a7_xo[7] = { 0, 4, 0, 2, 0, 1, 0 }, a7_yo[7] = { 0, 0, 4, 0, 2, 0, 1 };
+static const int a7_xs[7] = { 8, 8, 4, 4, 2, 2, 1 }, a7_ys[7] = { 8, 8, 8, 4, 4, 2, 2 };
+
+/* Pixels of pass p along a side of n pixels. */
+static size_t a7_count(size_t n, int o, int s) { return n > (size_t)o ? (n - (size_t)o + (size_t)s - 1) / (size_t)s : 0; }
 
 int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e)
@@ -339,71 +387,99 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
         name = "<memory>";
     if (out)
         memset(out, 0, sizeof *out);
-    if (!b || !out || len < 8 || memcmp(b, "\x89PNG\r\n\x1a\n", 8))
-        return decline(e, "not a PNG");
-    if (len < 33 || get32be(b + 8) != 13 || get32be(b + 12) != PNG_TYPE('I', 'H', 'D', 'R'))
-        return decline(e, "the first chunk is not a complete IHDR");
+    if (!b || !out)
+        return png_fail(e, name, "no data");
+    static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+    if (memcmp(b, sig, len < 8 ? len : 8))
+        return png_fail(e, name, "not a PNG signature");
+    if (len < 8 + 25)
+        return png_fail(e, name, "truncated (%zu bytes, no complete IHDR chunk)", len);
+    if (get32be(b + 8) != 13 || get32be(b + 12) != PNG_TYPE('I', 'H', 'D', 'R'))
+        return png_fail(e, name, "the first chunk is not a 13-byte IHDR");
+    if (libdeflate_crc32(0, b + 12, 17) != get32be(b + 29))
+        return png_fail(e, name, "CRC mismatch in chunk IHDR");
 
     png_dec *d = calloc(1, sizeof *d);
     if (!d)
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", name);
     int rc = 0;
-    unsigned char *zbuf = NULL, *raw = NULL, *img = NULL, *zero = NULL;
+    unsigned char *zbuf = NULL, *raw = NULL, *img = NULL, *zero = NULL, *tmp = NULL;
     struct libdeflate_decompressor *dec = NULL;
+    char cn[8];
 
-    /* ---- IHDR: what stb rejects, and what this path does not do, is declined */
+    /* ---- IHDR: the combinations of the PNG specification */
     const unsigned char *ih = b + 16;
     d->w = get32be(ih);
     d->h = get32be(ih + 4);
     d->depth = ih[8];
     d->ctype = ih[9];
-    if (ih[10] || ih[11] || ih[12] > 1 || d->ctype > 6 || ((d->ctype & 1) && d->ctype != 3) ||
-        (d->depth != 1 && d->depth != 2 && d->depth != 4 && d->depth != 8 && d->depth != 16) ||
-        (d->ctype == 3 && d->depth == 16)) {
-        rc = decline(e, "invalid IHDR");
+    static const unsigned char depths_ok[7] = { /* bit depths allowed per colour type: 1 << depth bits */
+        [0] = 1 | 2 | 4 | 8 | 16, [2] = 8 | 16, [3] = 1 | 2 | 4 | 8, [4] = 8 | 16, [6] = 8 | 16 };
+    if (d->ctype > 6 || !(depths_ok[d->ctype] & d->depth) || (d->depth & (d->depth - 1))) {
+        rc = png_fail(e, name, "invalid IHDR: colour type %d with bit depth %d", d->ctype, d->depth);
         goto done;
     }
-    if (ih[12]) {
-        rc = decline(e, "interlaced");
+    if (ih[10] || ih[11] || ih[12] > 1) {
+        rc = png_fail(e, name, "invalid IHDR: compression method %d, filter method %d, interlace method %d", ih[10],
+                      ih[11], ih[12]);
         goto done;
     }
-    if (d->depth < 8) {
-        rc = decline(e, "bit depth %d", d->depth);
-        goto done;
-    }
-    if (!d->w || !d->h || d->w > (1u << 24) || d->h > (1u << 24)) {
-        rc = decline(e, "image is %ux%u", (unsigned)d->w, (unsigned)d->h);
+    const int interlaced = ih[12];
+    if (d->w > 0x7fffffffu || d->h > 0x7fffffffu) {
+        rc = png_fail(e, name, "invalid IHDR: size %ux%u", (unsigned)d->w, (unsigned)d->h);
         goto done;
     }
     if ((rc = vki_check_dims(name, d->w, d->h, max_pixels, e)))
         goto done;
     static const int chans[7] = { 1, 0, 3, 1, 2, 0, 4 };
     d->in_c = chans[d->ctype];
-    const size_t bps = (size_t)d->depth / 8; /* bytes per sample */
-    const size_t bpp = (size_t)d->in_c * bps;
-    d->rowbytes = (size_t)d->w * bpp;
+    d->bits = (unsigned)(d->in_c * d->depth);
+    const size_t bps = d->depth == 16 ? 2 : 1;           /* bytes per sample of the result */
+    const size_t bpp = d->bits >= 8 ? d->bits / 8 : 1;  /* the filters' pixel size */
+    const size_t rowbytes = ((size_t)d->w * d->bits + 7) / 8;
 
-    /* ---- chunks, until IEND (the CRCs are not checked: see above) */
+    /* ---- chunks, until IEND */
     size_t pos = 33, nidat = 0, zlen = 0, idat1 = 0;
     int plte = 0, idat = 0;
     for (;;) {
         if (len - pos < 12) {
-            rc = decline(e, "no IEND");
+            rc = png_fail(e, name, "truncated (no IEND chunk)");
             goto done;
         }
         const uint32_t n = get32be(b + pos), type = get32be(b + pos + 4);
-        if (n > len - pos - 12) {
-            rc = decline(e, "chunk past the end of the file");
+        if (n > 0x7fffffffu) {
+            rc = png_fail(e, name, "invalid length %u of chunk '%s'", (unsigned)n, chunk_name(type, cn));
             goto done;
         }
+        if (n > len - pos - 12) {
+            rc = png_fail(e, name, "truncated (chunk '%s' of %u bytes runs past the end of the file)",
+                          chunk_name(type, cn), (unsigned)n);
+            goto done;
+        }
+        for (int i = 0; i < 4; i++) {
+            unsigned char c = b[pos + 4 + (size_t)i] | 0x20;
+            if (c < 'a' || c > 'z') {
+                rc = png_fail(e, name, "invalid chunk type '%s'", chunk_name(type, cn));
+                goto done;
+            }
+        }
         const unsigned char *p = b + pos + 8;
+        const int critical = !(type & (1u << 29));
+        const uint32_t crc = get32be(p + n);
         pos += 12 + (size_t)n;
+        if ((critical || type == PNG_TYPE('t', 'R', 'N', 'S')) && libdeflate_crc32(0, p - 4, 4 + (size_t)n) != crc) {
+            if (critical) {
+                rc = png_fail(e, name, "CRC mismatch in chunk '%s'", chunk_name(type, cn));
+                goto done;
+            }
+            continue; /* an ancillary chunk with a bad CRC is ignored, as libpng does */
+        }
         if (type == PNG_TYPE('I', 'E', 'N', 'D'))
             break;
         switch (type) {
         case PNG_TYPE('I', 'D', 'A', 'T'):
             if (d->ctype == 3 && !d->pal_len) {
-                rc = decline(e, "IDAT before PLTE");
+                rc = png_fail(e, name, "IDAT before PLTE in a palette image");
                 goto done;
             }
             idat = 1;
@@ -415,8 +491,12 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
             }
             break;
         case PNG_TYPE('P', 'L', 'T', 'E'):
-            if (plte || idat || n > 256 * 3 || n % 3) {
-                rc = decline(e, "unusual PLTE");
+            if (plte || idat) {
+                rc = png_fail(e, name, "%s", plte ? "more than one PLTE" : "PLTE after IDAT");
+                goto done;
+            }
+            if (n == 0 || n > 256 * 3 || n % 3) {
+                rc = png_fail(e, name, "invalid PLTE length %u", (unsigned)n);
                 goto done;
             }
             plte = 1;
@@ -430,55 +510,75 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
             break;
         case PNG_TYPE('t', 'R', 'N', 'S'):
             if (d->has_trns || idat) {
-                rc = decline(e, "unusual tRNS");
+                rc = png_fail(e, name, "%s", d->has_trns ? "more than one tRNS" : "tRNS after IDAT");
                 goto done;
             }
             if (d->ctype == 3) {
-                if (!d->pal_len || n > d->pal_len) {
-                    rc = decline(e, "unusual tRNS");
+                if (!d->pal_len) {
+                    rc = png_fail(e, name, "tRNS before PLTE");
+                    goto done;
+                }
+                if (n > d->pal_len) {
+                    rc = png_fail(e, name, "tRNS of %u entries for a PLTE of %u", (unsigned)n, d->pal_len);
                     goto done;
                 }
                 for (uint32_t i = 0; i < n; i++)
                     d->pal[4 * i + 3] = p[i];
             } else {
-                if (d->ctype & 4 || n != (uint32_t)d->in_c * 2) {
-                    rc = decline(e, "unusual tRNS");
+                if (d->ctype & 4) {
+                    rc = png_fail(e, name, "tRNS in an image with an alpha channel");
                     goto done;
                 }
-                for (int k = 0; k < d->in_c; k++) /* 8-bit: stb keeps the low byte */
-                    d->key[k] = d->depth == 16 ? (uint16_t)(p[2 * k] << 8 | p[2 * k + 1]) : p[2 * k + 1];
+                if (n != (uint32_t)d->in_c * 2) {
+                    rc = png_fail(e, name, "tRNS of %u bytes, want %d", (unsigned)n, d->in_c * 2);
+                    goto done;
+                }
+                static const unsigned char scale[17] = { [1] = 0xff, [2] = 0x55, [4] = 0x11, [8] = 1 };
+                for (int k = 0; k < d->in_c; k++) /* below 16 bits: the low byte, scaled as stb does */
+                    d->key[k] = d->depth == 16 ? (uint16_t)(p[2 * k] << 8 | p[2 * k + 1])
+                                               : (unsigned char)(p[2 * k + 1] * scale[d->depth]);
             }
             d->has_trns = 1;
             break;
         case PNG_TYPE('I', 'H', 'D', 'R'):
-            rc = decline(e, "more than one IHDR");
+            rc = png_fail(e, name, "more than one IHDR");
             goto done;
         default:
-            if (!(type & (1u << 29))) { /* critical: CgBI, or not known to stb */
-                rc = decline(e, "critical chunk '%c%c%c%c'", (char)(type >> 24), (char)(type >> 16),
-                             (char)(type >> 8), (char)type);
+            if (critical) {
+                rc = png_fail(e, name, "unknown critical chunk '%s'%s", chunk_name(type, cn),
+                              type == PNG_TYPE('C', 'g', 'B', 'I') ? " (Apple's CgBI PNG variant)" : "");
                 goto done;
             }
             break;
         }
     }
     if (!zlen) {
-        rc = decline(e, "no IDAT data");
+        rc = png_fail(e, name, "no image data (IDAT)");
         goto done;
     }
     d->out_c = d->ctype == 3 ? (d->has_trns ? 4 : 3) : d->in_c + (d->has_trns ? 1 : 0);
-    const int direct = d->out_c == d->in_c; /* the result is the unfiltered rows, packed */
+    /* the result is the unfiltered rows, packed (the in-place fast path) */
+    const int direct = d->out_c == d->in_c && d->depth >= 8 && !interlaced;
 
-    /* ---- sizes (w, h <= 2^24, bpp <= 8: no overflow with a 64-bit size_t) */
-    const size_t h = d->h, stride = d->rowbytes + 1;
-    if (d->rowbytes / bpp != d->w || h > SIZE_MAX / stride) {
-        rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: image too large", name);
+    /* ---- sizes (w, h <= 2^24, <= 64 bits a pixel: no overflow with a 64-bit size_t) */
+    const size_t h = d->h, stride = rowbytes + 1;
+    if (sizeof(size_t) < 8 && (rowbytes > SIZE_MAX / 16 || h > SIZE_MAX / 2 / stride)) {
+        rc = png_fail(e, name, "image too large for this machine");
         goto done;
     }
-    const size_t rawlen = stride * h;
-    const size_t outrow = (size_t)d->w * (size_t)d->out_c * bps;
-    if (outrow / d->out_c / bps != d->w || h > SIZE_MAX / outrow) {
-        rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: image too large", name);
+    size_t rawlen = stride * h;
+    if (interlaced) {
+        rawlen = 0;
+        for (int p = 0; p < 7; p++) {
+            size_t pw = a7_count(d->w, a7_xo[p], a7_xs[p]), ph = a7_count(d->h, a7_yo[p], a7_ys[p]);
+            if (pw && ph)
+                rawlen += ((pw * d->bits + 7) / 8 + 1) * ph;
+        }
+    }
+    const size_t outpx = (size_t)d->out_c * bps, outrow = (size_t)d->w * outpx;
+    if (rawlen / 1032 > zlen + 4) { /* DEFLATE cannot expand zlen bytes that far */
+        rc = png_fail(e, name, "too little image data (%zu compressed bytes cannot hold the %zu bytes of a %ux%u image)",
+                      zlen, rawlen, (unsigned)d->w, (unsigned)d->h);
         goto done;
     }
 
@@ -491,7 +591,7 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
             goto done;
         }
         size_t q = 33, zn = 0;
-        for (;;) {
+        for (;;) { /* the chunks were all checked above */
             const uint32_t n = get32be(b + q), type = get32be(b + q + 4);
             if (type == PNG_TYPE('I', 'E', 'N', 'D'))
                 break;
@@ -504,7 +604,7 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
         z = zbuf;
     }
     raw = vki_malloc_big(rawlen);
-    zero = calloc(1, d->rowbytes);
+    zero = calloc(1, rowbytes + 16);
     dec = libdeflate_alloc_decompressor();
     if (!raw || !zero || !dec) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, rawlen);
@@ -512,10 +612,14 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
     }
     enum libdeflate_result zr = libdeflate_zlib_decompress(dec, z, zlen, raw, rawlen, NULL);
     if (zr != LIBDEFLATE_SUCCESS) {
-        rc = decline(e, "%s", zr == LIBDEFLATE_BAD_DATA             ? "zlib data libdeflate rejects"
-                              : zr == LIBDEFLATE_SHORT_OUTPUT       ? "too little pixel data"
-                              : zr == LIBDEFLATE_INSUFFICIENT_SPACE ? "more pixel data than the image holds"
-                                                                    : "zlib error");
+        if (zr == LIBDEFLATE_SHORT_OUTPUT)
+            rc = png_fail(e, name, "too little image data (the zlib stream ends before the %zu bytes of the image)",
+                          rawlen);
+        else if (zr == LIBDEFLATE_INSUFFICIENT_SPACE)
+            rc = png_fail(e, name, "too much image data (the zlib stream holds more than the %zu bytes of the image)",
+                          rawlen);
+        else
+            rc = png_fail(e, name, "corrupt or truncated zlib data in IDAT");
         goto done;
     }
     libdeflate_free_decompressor(dec);
@@ -523,9 +627,6 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
     free(zbuf);
     zbuf = NULL;
 
-    /* ---- unfilter each row in place; the finished row y-1 (no longer needed once
-     * row y is done) then goes to its place in the result: for a direct image the
-     * same buffer, packed (row y-1 moves left by y bytes, behind row y's data) */
     unfilter_fn unf;
     switch (bpp) {
     case 1: unf = unfilter_1; break;
@@ -549,27 +650,59 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
             goto done;
         }
     }
-    for (size_t y = 0; y <= h; y++) {
-        if (y < h) {
-            unsigned char *row = raw + y * stride;
-            if (row[0] > 4) {
-                rc = decline(e, "invalid filter type %d in row %zu", row[0], y);
-                goto done;
+    if (!interlaced) {
+        /* ---- unfilter each row in place; the finished row y-1 (no longer needed once
+         * row y is done) then goes to its place in the result: for a direct image the
+         * same buffer, packed (row y-1 moves left by y bytes, behind row y's data) */
+        for (size_t y = 0; y <= h; y++) {
+            if (y < h) {
+                unsigned char *row = raw + y * stride;
+                if (row[0] > 4) {
+                    rc = png_fail(e, name, "invalid filter type %d in row %zu", row[0], y);
+                    goto done;
+                }
+                unf(row[0], row + 1, y ? row + 1 - stride : zero, rowbytes);
             }
-            unf(row[0], row + 1, y ? row + 1 - stride : zero, d->rowbytes);
+            if (y > 0) {
+                const unsigned char *src = raw + (y - 1) * stride + 1;
+                if (!direct)
+                    expand_row(d, img + (y - 1) * outrow, src, d->w);
+                else if (d->depth == 16)
+                    copy_be16(raw + (y - 1) * outrow, src, outrow);
+                else
+                    memmove(raw + (y - 1) * outrow, src, outrow);
+            }
         }
-        if (y > 0) {
-            const unsigned char *src = raw + (y - 1) * stride + 1;
-            if (!direct)
-                emit_row(d, img + (y - 1) * outrow, src);
-            else if (d->depth == 16)
-                copy_be16(raw + (y - 1) * outrow, src, outrow);
-            else
-                memmove(raw + (y - 1) * outrow, src, outrow);
+    } else {
+        /* ---- Adam7: each pass's rows unfiltered in place, expanded into tmp and
+         * scattered to their pixels */
+        tmp = malloc(outrow ? outrow : 1);
+        if (!tmp) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, outrow);
+            goto done;
+        }
+        unsigned char *row = raw;
+        for (int p = 0; p < 7; p++) {
+            const size_t pw = a7_count(d->w, a7_xo[p], a7_xs[p]), ph = a7_count(d->h, a7_yo[p], a7_ys[p]);
+            if (!pw || !ph)
+                continue;
+            const size_t prb = (pw * d->bits + 7) / 8;
+            for (size_t j = 0; j < ph; j++, row += prb + 1) {
+                if (row[0] > 4) {
+                    rc = png_fail(e, name, "invalid filter type %d in row %zu of interlace pass %d", row[0], j, p + 1);
+                    goto done;
+                }
+                unf(row[0], row + 1, j ? row - prb : zero, prb);
+                expand_row(d, tmp, row + 1, pw);
+                unsigned char *dst = img + ((size_t)a7_yo[p] + j * (size_t)a7_ys[p]) * outrow + (size_t)a7_xo[p] * outpx;
+                const size_t step = (size_t)a7_xs[p] * outpx;
+                for (size_t i = 0; i < pw; i++)
+                    memcpy(dst + i * step, tmp + i * outpx, outpx);
+            }
         }
     }
-    if (d->bad_index) {
-        rc = decline(e, "palette index past the %u entries of PLTE", d->pal_len);
+    if (d->ctype == 3 && d->max_index >= d->pal_len) {
+        rc = png_fail(e, name, "palette index %u past the %u entries of PLTE", d->max_index, d->pal_len);
         goto done;
     }
     if (direct) {
@@ -591,6 +724,7 @@ done:
     free(raw);
     free(img);
     free(zero);
+    free(tmp);
     free(d);
     return rc;
 }

@@ -1,5 +1,5 @@
 /* Image encode: PNG (png_enc.c), JPEG (jpeg.c), NPY (npy.c), BMP/TGA/HDR
- * through stb_image_write; written atomically (file.c). */
+ * through stb_image_write (stb_impl.c); written atomically (file.c). */
 #include "io/io_priv.h"
 #include "io/ktx2.h"
 #include "io/meta.h"
@@ -9,9 +9,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <stb_image_write.h>
-
 
 typedef struct membuf {
     unsigned char *p;
@@ -134,13 +131,9 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
     int ok = 0;
     switch (k) {
     case VKIMG_FILE_BMP: /* 24-bit (gray expanded, gray+alpha loses alpha) or 32-bit RGBA */
-        ok = stbi_write_bmp_to_func(membuf_write, &m, im->w, im->h, im->c, im->data);
-        break;
     case VKIMG_FILE_TGA: /* keeps 1-4 channels, RLE */
-        ok = stbi_write_tga_to_func(membuf_write, &m, im->w, im->h, im->c, im->data);
-        break;
     case VKIMG_FILE_HDR: /* RGBE: gray expanded, alpha dropped */
-        ok = stbi_write_hdr_to_func(membuf_write, &m, im->w, im->h, im->c, im->data);
+        ok = vki_stbiw_write(k, membuf_write, &m, im->w, im->h, im->c, im->data);
         break;
     default:
         break;

@@ -29,20 +29,20 @@ const char *vkimg_pipeline_op_name(const vkimg_pipeline *p, int i)
 
 int vkimg_pipeline_describe(const vkimg_pipeline *p, char *buf, size_t n)
 {
-    sbuf b;
-    sb_init(&b, buf, n);
+    vki_sbuf b;
+    vki_sb_init(&b, buf, n);
     for (int i = 0; p && i < p->n; i++) {
         const vki_op_desc *d = p->ops[i].desc;
-        sb_printf(&b, "%s%s", i ? "," : "", d->name);
+        vki_sb_printf(&b, "%s%s", i ? "," : "", d->name);
         for (int k = 0, first = 1; k < d->nopts && k < VKI_MAX_OPTS; k++) {
             if (d->opts[k].type == VKI_OPT_TEXT && !p->ops[i].args.v[k])
                 continue; /* an optional text option left out */
-            sb_printf(&b, "%s%s=", first ? "=" : ":", d->opts[k].name);
-            sb_value(&b, &d->opts[k], p->ops[i].args.v[k], p->ops[i].args.x[k]);
+            vki_sb_printf(&b, "%s%s=", first ? "=" : ":", d->opts[k].name);
+            vki_sb_value(&b, &d->opts[k], p->ops[i].args.v[k], p->ops[i].args.x[k]);
             first = 0;
         }
     }
-    return sb_result(&b);
+    return vki_sb_result(&b);
 }
 
 bool vkimg_pipeline_data_output(const vkimg_pipeline *p, vkimg_fmt *fmt)
@@ -68,89 +68,89 @@ int vkimg_pipeline_out_channels(const vkimg_pipeline *p, int c)
 }
 
 /* "FLOAT", "INT", "bt601|bt709", "BOOL" */
-static void sb_placeholder(sbuf *b, const vki_opt *o)
+static void vki_sb_placeholder(vki_sbuf *b, const vki_opt *o)
 {
     switch (o->type) {
     case VKI_OPT_FLOAT:
-        sb_str(b, "FLOAT");
+        vki_sb_str(b, "FLOAT");
         break;
     case VKI_OPT_INT:
-        sb_str(b, "INT");
+        vki_sb_str(b, "INT");
         break;
     case VKI_OPT_BOOL:
-        sb_str(b, "BOOL");
+        vki_sb_str(b, "BOOL");
         break;
     case VKI_OPT_ENUM:
         for (int k = 0; o->choices && o->choices[k]; k++)
-            sb_printf(b, "%s%s", k ? "|" : "", o->choices[k]);
+            vki_sb_printf(b, "%s%s", k ? "|" : "", o->choices[k]);
         break;
     case VKI_OPT_TEXT:
-        sb_str(b, o->placeholder ? o->placeholder : "TEXT");
+        vki_sb_str(b, o->placeholder ? o->placeholder : "TEXT");
         break;
     }
 }
 
 /* "float, > 0 and <= 1000" / "int, 0..4096" / "one of bt601, bt709" / "bool (0/1, ...)" */
-static void sb_kind(sbuf *b, const vki_opt *o)
+static void vki_sb_kind(vki_sbuf *b, const vki_opt *o)
 {
     switch (o->type) {
     case VKI_OPT_FLOAT:
     case VKI_OPT_INT:
-        sb_str(b, o->type == VKI_OPT_FLOAT ? "float" : "int");
+        vki_sb_str(b, o->type == VKI_OPT_FLOAT ? "float" : "int");
         if (vki_opt_has_range(o)) {
-            sb_str(b, ", ");
-            sb_range(b, o);
+            vki_sb_str(b, ", ");
+            vki_sb_range(b, o);
         }
         break;
     case VKI_OPT_ENUM:
-        sb_str(b, "one of ");
+        vki_sb_str(b, "one of ");
         for (int k = 0; o->choices && o->choices[k]; k++)
-            sb_printf(b, "%s%s", k ? ", " : "", o->choices[k]);
+            vki_sb_printf(b, "%s%s", k ? ", " : "", o->choices[k]);
         break;
     case VKI_OPT_BOOL:
-        sb_str(b, "bool (0/1, true/false, yes/no, on/off)");
+        vki_sb_str(b, "bool (0/1, true/false, yes/no, on/off)");
         break;
     case VKI_OPT_TEXT:
-        sb_str(b, o->placeholder ? o->placeholder : "text");
+        vki_sb_str(b, o->placeholder ? o->placeholder : "text");
         break;
     }
 }
 
-static void help_one(sbuf *b, const vki_op_desc *d)
+static void help_one(vki_sbuf *b, const vki_op_desc *d)
 {
-    sb_printf(b, "%s: %s\n", d->name, d->help ? d->help : "");
+    vki_sb_printf(b, "%s: %s\n", d->name, d->help ? d->help : "");
     if (!d->nopts) {
-        sb_printf(b, "\nusage: %s (takes no options)\n", d->name);
+        vki_sb_printf(b, "\nusage: %s (takes no options)\n", d->name);
         return;
     }
-    sb_printf(b, "\nusage: %s=", d->name);
+    vki_sb_printf(b, "\nusage: %s=", d->name);
     for (int k = 0; k < d->nopts; k++) {
-        sb_printf(b, "%s%s=", k ? ":" : "", d->opts[k].name);
-        sb_placeholder(b, &d->opts[k]);
+        vki_sb_printf(b, "%s%s=", k ? ":" : "", d->opts[k].name);
+        vki_sb_placeholder(b, &d->opts[k]);
     }
     if (d->needs)
-        sb_printf(b, "\n  every option may be left out but %s; values may be given without names, in this order\n",
+        vki_sb_printf(b, "\n  every option may be left out but %s; values may be given without names, in this order\n",
                   d->needs);
     else
-        sb_str(b, "\n  every option may be left out; values may be given without names, in this order\n");
+        vki_sb_str(b, "\n  every option may be left out; values may be given without names, in this order\n");
     if (d->example)
-        sb_printf(b, "  example: %s\n", d->example);
-    sb_str(b, "\noptions:\n");
+        vki_sb_printf(b, "  example: %s\n", d->example);
+    vki_sb_str(b, "\noptions:\n");
     int w = 0;
     for (int k = 0; k < d->nopts; k++)
         if ((int)strlen(d->opts[k].name) > w)
             w = (int)strlen(d->opts[k].name);
     for (int k = 0; k < d->nopts; k++) {
         const vki_opt *o = &d->opts[k];
-        sb_printf(b, "  %-*s  ", w, o->name);
-        sb_kind(b, o);
-        sb_str(b, "; default ");
-        sb_default(b, o);
-        sb_printf(b, "\n  %-*s  %s\n", w, "", o->help ? o->help : "");
+        vki_sb_printf(b, "  %-*s  ", w, o->name);
+        vki_sb_kind(b, o);
+        vki_sb_str(b, "; default ");
+        vki_sb_default(b, o);
+        vki_sb_printf(b, "\n  %-*s  %s\n", w, "", o->help ? o->help : "");
     }
 }
 
-static void help_all(sbuf *b, const vki_op_desc *const *ops, int nops)
+static void help_all(vki_sbuf *b, const vki_op_desc *const *ops, int nops)
 {
     int w = 0;
     for (int i = 0; i < nops; i++)
@@ -158,137 +158,137 @@ static void help_all(sbuf *b, const vki_op_desc *const *ops, int nops)
             w = (int)strlen(ops[i]->name);
     for (int i = 0; i < nops; i++) {
         const vki_op_desc *d = ops[i];
-        sb_printf(b, "%-*s  %s\n", w, d->name, d->help ? d->help : "");
+        vki_sb_printf(b, "%-*s  %s\n", w, d->name, d->help ? d->help : "");
         if (!d->nopts)
             continue;
-        sb_printf(b, "%-*s    ", w, "");
+        vki_sb_printf(b, "%-*s    ", w, "");
         for (int k = 0; k < d->nopts; k++) {
             const vki_opt *o = &d->opts[k];
-            sb_printf(b, "%s%s=", k ? ", " : "", o->name);
-            sb_placeholder(b, o);
-            sb_str(b, " (default ");
-            sb_default(b, o);
-            sb_str(b, ")");
+            vki_sb_printf(b, "%s%s=", k ? ", " : "", o->name);
+            vki_sb_placeholder(b, o);
+            vki_sb_str(b, " (default ");
+            vki_sb_default(b, o);
+            vki_sb_str(b, ")");
         }
-        sb_str(b, "\n");
+        vki_sb_str(b, "\n");
     }
-    sb_str(b, "\nPipelines: OP[=OPTIONS],...  e.g. gray,blur=sigma=2:radius=6 or gray,blur=2:6\n"
+    vki_sb_str(b, "\nPipelines: OP[=OPTIONS],...  e.g. gray,blur=sigma=2:radius=6 or gray,blur=2:6\n"
               "Run 'vkimg ops NAME' for an op's options.\n");
 }
 
-static void help_markdown(sbuf *b, const vki_op_desc *const *ops, int nops)
+static void help_markdown(vki_sbuf *b, const vki_op_desc *const *ops, int nops)
 {
-    sb_str(b, "| op | options (default, range) | description |\n|---|---|---|\n");
+    vki_sb_str(b, "| op | options (default, range) | description |\n|---|---|---|\n");
     for (int i = 0; i < nops; i++) {
         const vki_op_desc *d = ops[i];
-        sb_str(b, "| `");
-        sb_str(b, d->name);
-        sb_str(b, "` | ");
+        vki_sb_str(b, "| `");
+        vki_sb_str(b, d->name);
+        vki_sb_str(b, "` | ");
         if (!d->nopts)
-            sb_str(b, "(none)");
+            vki_sb_str(b, "(none)");
         for (int k = 0; k < d->nopts; k++) {
             const vki_opt *o = &d->opts[k];
             char tmp[512];
-            sbuf t;
+            vki_sbuf t;
             if (k)
-                sb_str(b, "<br>");
-            sb_printf(b, "`%s` (", o->name);
-            sb_init(&t, tmp, sizeof tmp);
-            sb_str(&t, o->type == VKI_OPT_FLOAT  ? "float"
+                vki_sb_str(b, "<br>");
+            vki_sb_printf(b, "`%s` (", o->name);
+            vki_sb_init(&t, tmp, sizeof tmp);
+            vki_sb_str(&t, o->type == VKI_OPT_FLOAT  ? "float"
                        : o->type == VKI_OPT_INT  ? "int"
                        : o->type == VKI_OPT_BOOL ? "bool"
                        : o->type == VKI_OPT_TEXT ? (o->placeholder ? o->placeholder : "text")
                                                  : "");
             if (t.len)
-                sb_str(&t, ", ");
-            sb_str(&t, "default ");
-            sb_default(&t, o);
+                vki_sb_str(&t, ", ");
+            vki_sb_str(&t, "default ");
+            vki_sb_default(&t, o);
             if (vki_opt_has_range(o)) {
-                sb_str(&t, ", ");
-                sb_range(&t, o);
+                vki_sb_str(&t, ", ");
+                vki_sb_range(&t, o);
             } else if (o->type == VKI_OPT_ENUM) {
-                sb_str(&t, ", one of ");
+                vki_sb_str(&t, ", one of ");
                 for (int c = 0; o->choices && o->choices[c]; c++)
-                    sb_printf(&t, "%s%s", c ? ", " : "", o->choices[c]);
+                    vki_sb_printf(&t, "%s%s", c ? ", " : "", o->choices[c]);
             }
-            sb_md(b, tmp);
-            sb_str(b, "): ");
-            sb_md(b, o->help ? o->help : "");
+            vki_sb_md(b, tmp);
+            vki_sb_str(b, "): ");
+            vki_sb_md(b, o->help ? o->help : "");
         }
-        sb_str(b, " | ");
-        sb_md(b, d->help ? d->help : "");
-        sb_str(b, " |\n");
+        vki_sb_str(b, " | ");
+        vki_sb_md(b, d->help ? d->help : "");
+        vki_sb_str(b, " |\n");
     }
 }
 
 /* Text for roff: backslashes and hyphens escaped, no control line. */
-static void sb_roff(sbuf *b, const char *s)
+static void vki_sb_roff(vki_sbuf *b, const char *s)
 {
     if (*s == '.' || *s == '\'')
-        sb_str(b, "\\&");
+        vki_sb_str(b, "\\&");
     for (; *s; s++) {
         if (*s == '\\')
-            sb_str(b, "\\e");
+            vki_sb_str(b, "\\e");
         else if (*s == '-')
-            sb_str(b, "\\-");
+            vki_sb_str(b, "\\-");
         else if (*s == '|')
-            sb_str(b, "|\\:"); /* a place to break a long list of choices */
+            vki_sb_str(b, "|\\:"); /* a place to break a long list of choices */
         else
-            sb_mem(b, s, 1);
+            vki_sb_mem(b, s, 1);
     }
 }
 
 /* The OPS section of the man page: one tagged paragraph per op, its options
  * indented under it. */
-static void help_man(sbuf *b, const vki_op_desc *const *ops, int nops)
+static void help_man(vki_sbuf *b, const vki_op_desc *const *ops, int nops)
 {
-    sb_str(b, ".ad l\n"); /* lists of choices are long words: no justification for them */
+    vki_sb_str(b, ".ad l\n"); /* lists of choices are long words: no justification for them */
     for (int i = 0; i < nops; i++) {
         const vki_op_desc *d = ops[i];
-        sb_str(b, ".TP\n.B ");
-        sb_roff(b, d->name);
-        sb_str(b, "\n");
-        sb_roff(b, d->help ? d->help : "");
-        sb_str(b, "\n");
+        vki_sb_str(b, ".TP\n.B ");
+        vki_sb_roff(b, d->name);
+        vki_sb_str(b, "\n");
+        vki_sb_roff(b, d->help ? d->help : "");
+        vki_sb_str(b, "\n");
         if (d->needs) {
-            sb_str(b, "Needs ");
-            sb_roff(b, d->needs);
-            sb_str(b, "; example: \\fB");
-            sb_roff(b, d->example);
-            sb_str(b, "\\fR.\n");
+            vki_sb_str(b, "Needs ");
+            vki_sb_roff(b, d->needs);
+            vki_sb_str(b, "; example: \\fB");
+            vki_sb_roff(b, d->example);
+            vki_sb_str(b, "\\fR.\n");
         }
         if (!d->nopts)
             continue;
-        sb_str(b, ".RS\n");
+        vki_sb_str(b, ".RS\n");
         for (int k = 0; k < d->nopts; k++) {
             const vki_opt *o = &d->opts[k];
             char tmp[512];
-            sbuf t;
-            sb_init(&t, tmp, sizeof tmp);
-            sb_placeholder(&t, o);
-            sb_str(b, ".TP\n.BI ");
-            sb_roff(b, o->name);
-            sb_str(b, "= \"");
-            sb_roff(b, tmp);
-            sb_str(b, "\"\n");
-            sb_roff(b, o->help ? o->help : "");
-            sb_init(&t, tmp, sizeof tmp);
-            sb_str(&t, " (");
-            sb_kind(&t, o);
-            sb_str(&t, "; default ");
-            sb_default(&t, o);
-            sb_str(&t, ")");
-            sb_roff(b, tmp);
-            sb_str(b, "\n");
+            vki_sbuf t;
+            vki_sb_init(&t, tmp, sizeof tmp);
+            vki_sb_placeholder(&t, o);
+            vki_sb_str(b, ".TP\n.BI ");
+            vki_sb_roff(b, o->name);
+            vki_sb_str(b, "= \"");
+            vki_sb_roff(b, tmp);
+            vki_sb_str(b, "\"\n");
+            vki_sb_roff(b, o->help ? o->help : "");
+            vki_sb_init(&t, tmp, sizeof tmp);
+            vki_sb_str(&t, " (");
+            vki_sb_kind(&t, o);
+            vki_sb_str(&t, "; default ");
+            vki_sb_default(&t, o);
+            vki_sb_str(&t, ")");
+            vki_sb_roff(b, tmp);
+            vki_sb_str(b, "\n");
         }
-        sb_str(b, ".RE\n");
+        vki_sb_str(b, ".RE\n");
     }
 }
 
 int vki_ops_help(const vki_op_desc *const *ops, int nops, const char *name, vkimg_doc_format f, char *buf, size_t n)
 {
-    sbuf b;
-    sb_init(&b, buf, n);
+    vki_sbuf b;
+    vki_sb_init(&b, buf, n);
     if (name) {
         const vki_op_desc *d = NULL;
         for (int i = 0; i < nops; i++)
@@ -297,7 +297,7 @@ int vki_ops_help(const vki_op_desc *const *ops, int nops, const char *name, vkim
         if (!d)
             return -1;
         help_one(&b, d);
-        return sb_result(&b);
+        return vki_sb_result(&b);
     }
     if (f == VKIMG_DOC_MARKDOWN)
         help_markdown(&b, ops, nops);
@@ -305,5 +305,5 @@ int vki_ops_help(const vki_op_desc *const *ops, int nops, const char *name, vkim
         help_man(&b, ops, nops);
     else
         help_all(&b, ops, nops);
-    return sb_result(&b);
+    return vki_sb_result(&b);
 }

@@ -119,10 +119,10 @@ static const char *nearest(const char *t, int tn, const char *const *names, int 
 }
 
 /* "sigma, radius" */
-static void sb_opt_names(sbuf *b, const vki_op_desc *d)
+static void vki_sb_opt_names(vki_sbuf *b, const vki_op_desc *d)
 {
     for (int k = 0; k < d->nopts; k++)
-        sb_printf(b, "%s%s", k ? ", " : "", d->opts[k].name);
+        vki_sb_printf(b, "%s%s", k ? ", " : "", d->opts[k].name);
 }
 
 static int fail_unknown_op(parser *p, int pos, int n)
@@ -146,9 +146,9 @@ static int fail_unknown_opt(parser *p, const vki_op_desc *d, int pos, int n)
         names[k++] = d->opts[j].name;
     const char *s = nearest(p->s + pos, n, names, k);
     char list[512];
-    sbuf b;
-    sb_init(&b, list, sizeof list);
-    sb_opt_names(&b, d);
+    vki_sbuf b;
+    vki_sb_init(&b, list, sizeof list);
+    vki_sb_opt_names(&b, d);
     quoted q = quote(p->s + pos, n);
     if (s)
         return vki_fail_at(p->e, pos, "%s: unknown option '%s' (did you mean '%s'?; options: %s)", d->name, q.s, s, list);
@@ -199,10 +199,10 @@ static int parse_value(parser *p, const vki_op_desc *d, int which, int pos, int 
                 return 0;
             }
         char list[512];
-        sbuf b;
-        sb_init(&b, list, sizeof list);
+        vki_sbuf b;
+        vki_sb_init(&b, list, sizeof list);
         for (int k = 0; o->choices && o->choices[k]; k++)
-            sb_printf(&b, "%s%s", k ? ", " : "", o->choices[k]);
+            vki_sb_printf(&b, "%s%s", k ? ", " : "", o->choices[k]);
         return vki_fail_at(p->e, pos, "%s: %s: '%s' is not one of %s", d->name, o->name, q.s, list);
     }
     case VKI_OPT_BOOL: {
@@ -288,9 +288,9 @@ static int parse_items(parser *p, const vki_op_desc *d, vki_args *a, int pos[VKI
         } else {
             if (next >= d->nopts) {
                 char list[512];
-                sbuf b;
-                sb_init(&b, list, sizeof list);
-                sb_opt_names(&b, d);
+                vki_sbuf b;
+                vki_sb_init(&b, list, sizeof list);
+                vki_sb_opt_names(&b, d);
                 return vki_fail_at(p->e, item, "%s: too many values (takes %s)", d->name, list);
             }
             k = next;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sb_init(sbuf *b, char *buf, size_t n)
+void vki_sb_init(vki_sbuf *b, char *buf, size_t n)
 {
     b->buf = buf;
     b->n = buf ? n : 0;
@@ -17,7 +17,7 @@ void sb_init(sbuf *b, char *buf, size_t n)
         b->buf[0] = 0;
 }
 
-void sb_printf(sbuf *b, const char *fmt, ...)
+void vki_sb_printf(vki_sbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -29,7 +29,7 @@ void sb_printf(sbuf *b, const char *fmt, ...)
         b->len += (size_t)k;
 }
 
-void sb_mem(sbuf *b, const char *s, size_t k)
+void vki_sb_mem(vki_sbuf *b, const char *s, size_t k)
 {
     if (b->len < b->n) {
         size_t room = b->n - b->len - 1; /* keep the NUL */
@@ -40,25 +40,25 @@ void sb_mem(sbuf *b, const char *s, size_t k)
     b->len += k;
 }
 
-void sb_str(sbuf *b, const char *s)
+void vki_sb_str(vki_sbuf *b, const char *s)
 {
-    sb_mem(b, s, strlen(s));
+    vki_sb_mem(b, s, strlen(s));
 }
 
-int sb_result(const sbuf *b)
+int vki_sb_result(const vki_sbuf *b)
 {
     return b->len > INT_MAX ? INT_MAX : (int)b->len;
 }
 
 /* Text for a Markdown table cell: escapes what Markdown would interpret. */
-void sb_md(sbuf *b, const char *s)
+void vki_sb_md(vki_sbuf *b, const char *s)
 {
     for (; *s; s++) {
         bool tag = *s == '<' && (s[1] == '/' || s[1] == '!' || s[1] == '?' || (s[1] >= 'a' && s[1] <= 'z') ||
                                  (s[1] >= 'A' && s[1] <= 'Z'));
         if (tag || strchr("\\`*_|", *s))
-            sb_mem(b, "\\", 1);
-        sb_mem(b, s, 1);
+            vki_sb_mem(b, "\\", 1);
+        vki_sb_mem(b, s, 1);
     }
 }
 
@@ -87,7 +87,7 @@ bool vki_opt_has_range(const vki_opt *o)
 }
 
 /* "> 0 and <= 1000" or "0..4096" ("" when unbounded). */
-void sb_range(sbuf *b, const vki_opt *o)
+void vki_sb_range(vki_sbuf *b, const vki_opt *o)
 {
     char lo[40], hi[40];
     if (!vki_opt_has_range(o))
@@ -95,9 +95,9 @@ void sb_range(sbuf *b, const vki_opt *o)
     vki_fmt_num(o->min, lo);
     vki_fmt_num(o->max, hi);
     if (o->min_exclusive)
-        sb_printf(b, "> %s and <= %s", lo, hi);
+        vki_sb_printf(b, "> %s and <= %s", lo, hi);
     else
-        sb_printf(b, "%s..%s", lo, hi);
+        vki_sb_printf(b, "%s..%s", lo, hi);
 }
 
 static const char *bool_name(double v)
@@ -106,7 +106,7 @@ static const char *bool_name(double v)
 }
 
 /* The value of option o as the parser reads it back. */
-void sb_value(sbuf *b, const vki_opt *o, double v, const double *x)
+void vki_sb_value(vki_sbuf *b, const vki_opt *o, double v, const double *x)
 {
     char num[40];
     switch (o->type) {
@@ -114,7 +114,7 @@ void sb_value(sbuf *b, const vki_opt *o, double v, const double *x)
         char t[256] = "";
         if (x && o->format)
             o->format(x, t, sizeof t);
-        sb_str(b, t);
+        vki_sb_str(b, t);
         break;
     }
     case VKI_OPT_ENUM: {
@@ -122,28 +122,28 @@ void sb_value(sbuf *b, const vki_opt *o, double v, const double *x)
         while (o->choices && o->choices[i] && i < k)
             i++;
         if (o->choices && o->choices[i] && i == k)
-            sb_str(b, o->choices[i]);
+            vki_sb_str(b, o->choices[i]);
         else
-            sb_str(b, vki_fmt_num(v, num));
+            vki_sb_str(b, vki_fmt_num(v, num));
         break;
     }
     case VKI_OPT_BOOL:
-        sb_str(b, bool_name(v));
+        vki_sb_str(b, bool_name(v));
         break;
     case VKI_OPT_INT:
     case VKI_OPT_FLOAT:
     default:
-        sb_str(b, vki_fmt_num(v, num));
+        vki_sb_str(b, vki_fmt_num(v, num));
         break;
     }
 }
 
-void sb_default(sbuf *b, const vki_opt *o)
+void vki_sb_default(vki_sbuf *b, const vki_opt *o)
 {
     if (o->auto_default)
-        sb_str(b, o->auto_default);
+        vki_sb_str(b, o->auto_default);
     else if (o->type == VKI_OPT_TEXT)
-        sb_str(b, o->def_text ? o->def_text : o->optional ? "none" : "(required)");
+        vki_sb_str(b, o->def_text ? o->def_text : o->optional ? "none" : "(required)");
     else
-        sb_value(b, o, o->def, NULL);
+        vki_sb_value(b, o, o->def, NULL);
 }

@@ -11,30 +11,30 @@
 
 /* snprintf-style accumulation: writes what fits (always NUL-terminated when
  * n > 0), counts everything. */
-typedef struct sbuf {
+typedef struct vki_sbuf {
     char *buf;
     size_t n;
     size_t len;
-} sbuf;
+} vki_sbuf;
 
-void sb_init(sbuf *b, char *buf, size_t n);
-void sb_printf(sbuf *b, const char *fmt, ...) VKI_PRINTF(2, 3);
-void sb_mem(sbuf *b, const char *s, size_t k);
-void sb_str(sbuf *b, const char *s);
+void vki_sb_init(vki_sbuf *b, char *buf, size_t n);
+void vki_sb_printf(vki_sbuf *b, const char *fmt, ...) VKI_PRINTF(2, 3);
+void vki_sb_mem(vki_sbuf *b, const char *s, size_t k);
+void vki_sb_str(vki_sbuf *b, const char *s);
 /* The length of everything written, as snprintf returns it (INT_MAX at most). */
-int sb_result(const sbuf *b);
+int vki_sb_result(const vki_sbuf *b);
 /* Text for a Markdown table cell: escapes what Markdown would interpret. */
-void sb_md(sbuf *b, const char *s);
+void vki_sb_md(vki_sbuf *b, const char *s);
 
 /* Shortest text that reads back as v (buf: 40 bytes). */
 const char *vki_fmt_num(double v, char buf[40]);
 /* A FLOAT/INT option with a range declared (all zero: unbounded). */
 bool vki_opt_has_range(const vki_opt *o);
 /* "> 0 and <= 1000" or "0..4096" (nothing when unbounded). */
-void sb_range(sbuf *b, const vki_opt *o);
+void vki_sb_range(vki_sbuf *b, const vki_opt *o);
 /* The value of option o as the parser reads it back (TEXT: from x). */
-void sb_value(sbuf *b, const vki_opt *o, double v, const double *x);
+void vki_sb_value(vki_sbuf *b, const vki_opt *o, double v, const double *x);
 /* The default: the value, or the text of an auto default ("ceil(3*sigma)"). */
-void sb_default(sbuf *b, const vki_opt *o);
+void vki_sb_default(vki_sbuf *b, const vki_opt *o);
 
 #endif

@@ -1,0 +1,245 @@
+/* BMP decoder.
+ *
+ * Takes the BMPs stb_image takes and gives, for valid files, exactly its result:
+ * headers of 12 (OS/2), 40, 56, 108 (V4) and 124 (V5) bytes; 1/4/8-bit palette
+ * images (RGB out), 24-bit (RGB), 16 and 32-bit with BI_RGB's default masks (16-bit:
+ * 5-5-5; 32-bit: BGRA, where an alpha channel that is 0 everywhere means opaque) or
+ * BI_BITFIELDS masks of up to 8 bits each, widened as stb does; RGBA when the file
+ * has an alpha mask. Bottom-up (positive height) and top-down (negative) rows. The
+ * header is read the way stb reads it, so that odd but valid files decode alike:
+ * the palette size comes from the pixel data offset (for OS/2 headers with stb's
+ * arithmetic), BI_BITFIELDS masks of 40/56-byte headers follow the header.
+ * RLE and embedded JPEG/PNG compression are refused, as stb refuses them.
+ *
+ * Strict where stb is lenient: every byte read is within the file (stb reads zeros
+ * past its end), including the last row's padding; a palette index past the
+ * palette is an error (stb reads uninitialized memory); the data offset must lie
+ * where the pixel data can begin (stb skips backwards to the end of the file). */
+#include "io/io_priv.h"
+#include "core/util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int bmp_fail(vkimg_err *e, const char *name, const char *fmt, ...) VKI_PRINTF(3, 4);
+static int bmp_fail(vkimg_err *e, const char *name, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return vki_fail(e, VKIMG_E_RUNTIME, "%s: BMP: %s", name, msg);
+}
+
+static int high_bit(uint32_t z) /* 0..31, -1 for 0 */
+{
+    int n = -1;
+    while (z) {
+        n++;
+        z >>= 1;
+    }
+    return n;
+}
+
+static int bit_count(uint32_t a)
+{
+    int n = 0;
+    for (; a; a &= a - 1)
+        n++;
+    return n;
+}
+
+/* The value under a mask as 8 bits, widened by replicating its bits: stb_image's
+ * stbi__shiftsigned (shift puts the mask's top bit at bit 7; bits <= 8). */
+static unsigned widen(uint32_t v, int shift, int bits)
+{
+    static const unsigned mul[9] = { 0, 0xff, 0x55, 0x49, 0x11, 0x21, 0x41, 0x81, 0x01 };
+    static const unsigned sh[9] = { 0, 0, 0, 1, 0, 2, 4, 6, 0 };
+    v = shift < 0 ? v << -shift : v >> shift; /* < 256 */
+    v >>= 8 - bits;
+    return (v * mul[bits]) >> sh[bits];
+}
+
+int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                   vkimg_err *e)
+{
+    if (!name)
+        name = "<memory>";
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!b || !out || len < 2 || b[0] != 'B' || b[1] != 'M')
+        return bmp_fail(e, name, "not a BMP signature");
+    if (len < 18)
+        return bmp_fail(e, name, "truncated in the file header (%zu bytes)", len);
+    const uint32_t offset = vki_rd32le(b + 10), hsz = vki_rd32le(b + 14);
+    if (hsz != 12 && hsz != 40 && hsz != 56 && hsz != 108 && hsz != 124)
+        return bmp_fail(e, name, "unsupported header size %u", (unsigned)hsz);
+    if (len < 14 + (size_t)hsz)
+        return bmp_fail(e, name, "truncated in the %u-byte header", (unsigned)hsz);
+    if (offset > 0x7fffffffu)
+        return bmp_fail(e, name, "invalid pixel data offset %u", (unsigned)offset);
+    const unsigned char *h = b + 14;
+    uint32_t w;
+    int32_t sh;
+    if (hsz == 12) {
+        w = vki_rd16le(h + 4);
+        sh = (int32_t)vki_rd16le(h + 6);
+    } else {
+        w = vki_rd32le(h + 4);
+        sh = (int32_t)vki_rd32le(h + 8);
+    }
+    const unsigned char *q = h + (hsz == 12 ? 8 : 12);
+    if (vki_rd16le(q) != 1)
+        return bmp_fail(e, name, "%u planes (want 1)", (unsigned)vki_rd16le(q));
+    const unsigned bpp = vki_rd16le(q + 2);
+    size_t cur = 14 + hsz; /* where the header (and masks) end */
+    uint32_t mr = 0, mg = 0, mb = 0, ma = 0, compress = 0;
+    int all_a_check = 0; /* BI_RGB 32-bit: an alpha that is 0 everywhere means opaque */
+    if (hsz != 12) {
+        compress = vki_rd32le(h + 16);
+        if (compress == 1 || compress == 2)
+            return bmp_fail(e, name, "RLE compression is not supported");
+        if (compress >= 4)
+            return bmp_fail(e, name, "compression %u (JPEG, PNG or other) is not supported", (unsigned)compress);
+        if (compress == 3 && bpp != 16 && bpp != 32)
+            return bmp_fail(e, name, "BI_BITFIELDS with %u bits a pixel", bpp);
+        if (hsz == 40 || hsz == 56) {
+            if (bpp == 16 || bpp == 32) {
+                if (compress == 0) {
+                    if (bpp == 16) {
+                        mr = 31u << 10, mg = 31u << 5, mb = 31u;
+                    } else {
+                        mr = 0xffu << 16, mg = 0xffu << 8, mb = 0xffu, ma = 0xffu << 24;
+                        all_a_check = 1;
+                    }
+                } else { /* BI_BITFIELDS: three masks after the header */
+                    if (len < cur + 12)
+                        return bmp_fail(e, name, "truncated in the colour masks");
+                    mr = vki_rd32le(b + cur), mg = vki_rd32le(b + cur + 4), mb = vki_rd32le(b + cur + 8);
+                    cur += 12;
+                    if (mr == mg && mg == mb)
+                        return bmp_fail(e, name, "invalid colour masks");
+                }
+            }
+        } else { /* V4/V5: the masks are in the header; BI_RGB uses the defaults */
+            mr = vki_rd32le(h + 40), mg = vki_rd32le(h + 44), mb = vki_rd32le(h + 48), ma = vki_rd32le(h + 52);
+            if (compress != 3) {
+                if (bpp == 16) {
+                    mr = 31u << 10, mg = 31u << 5, mb = 31u;
+                } else if (bpp == 32) {
+                    mr = 0xffu << 16, mg = 0xffu << 8, mb = 0xffu, ma = 0xffu << 24;
+                    all_a_check = 1;
+                } else {
+                    mr = mg = mb = ma = 0;
+                }
+            }
+        }
+    }
+    if (sh == INT32_MIN)
+        return bmp_fail(e, name, "invalid height %d", (int)sh);
+    const int flip = sh > 0; /* bottom-up rows */
+    const uint32_t ht = (uint32_t)(sh < 0 ? -sh : sh);
+    int rc = vki_check_dims(name, w, ht, max_pixels, e);
+    if (rc)
+        return rc;
+    const int c = (bpp == 24 && ma == 0xff000000u) ? 3 : ma ? 4 : 3;
+
+    /* ---- where the palette and the pixels are */
+    unsigned char pal[256][3] = { { 0 } };
+    long psize = 0;
+    size_t rowbytes;
+    if (bpp < 16) {
+        if (bpp != 1 && bpp != 4 && bpp != 8)
+            return bmp_fail(e, name, "%u bits a pixel is not supported", bpp);
+        const long es = hsz == 12 ? 3 : 4; /* bytes a palette entry */
+        /* stb's arithmetic: OS/2 headers count from 24 header bytes */
+        psize = hsz == 12 ? ((long)offset - 14 - 24) / 3 : ((long)offset - (long)cur) / 4;
+        if (psize <= 0 || psize > 256 || (size_t)offset < cur + (size_t)(psize * es))
+            return bmp_fail(e, name, "pixel data offset %u leaves no room for a palette", (unsigned)offset);
+        if (len < cur + (size_t)(psize * es))
+            return bmp_fail(e, name, "truncated in the palette");
+        for (long i = 0; i < psize; i++) {
+            const unsigned char *p = b + cur + (size_t)(i * es);
+            pal[i][0] = p[2], pal[i][1] = p[1], pal[i][2] = p[0]; /* BGR(x) */
+        }
+        rowbytes = bpp == 1 ? ((size_t)w + 7) / 8 : bpp == 4 ? ((size_t)w + 1) / 2 : w;
+    } else {
+        if (bpp != 16 && bpp != 24 && bpp != 32)
+            return bmp_fail(e, name, "%u bits a pixel is not supported", bpp);
+        if (offset != cur) /* stb checks this for every header but the OS/2 one, where only
+                              24 bits with the data right after the header decode */
+            return bmp_fail(e, name, "pixel data offset %u, want %zu", (unsigned)offset, cur);
+        rowbytes = (size_t)w * (bpp / 8);
+    }
+    const size_t pad = bpp == 32 ? 0 : (4 - rowbytes % 4) % 4;
+    const size_t need = (rowbytes + pad) * ht; /* < 2^24 * 2^26 */
+    if (offset > len || len - offset < need)
+        return bmp_fail(e, name, "truncated pixel data (%zu bytes, want %zu from offset %u)",
+                        len > offset ? len - offset : 0, need, (unsigned)offset);
+
+    /* ---- masks (16 and 32-bit, other than plain BGRA) */
+    const int easy = bpp == 24 || (bpp == 32 && mb == 0xffu && mg == 0xff00u && mr == 0xff0000u && ma == 0xff000000u);
+    int rs = 0, gs = 0, bs = 0, as = 0, rn = 0, gn = 0, bn = 0, an = 0;
+    if (bpp >= 16 && !easy) {
+        if (!mr || !mg || !mb)
+            return bmp_fail(e, name, "missing colour masks");
+        rs = high_bit(mr) - 7, rn = bit_count(mr);
+        gs = high_bit(mg) - 7, gn = bit_count(mg);
+        bs = high_bit(mb) - 7, bn = bit_count(mb);
+        as = high_bit(ma) - 7, an = bit_count(ma);
+        if (rn > 8 || gn > 8 || bn > 8 || an > 8)
+            return bmp_fail(e, name, "colour masks of more than 8 bits");
+    }
+
+    if ((rc = vki_decoded_alloc(out, w, ht, c, VKIMG_U8, name, e)))
+        return rc;
+    unsigned char *img = out->data;
+    unsigned all_a = 0, bad = 0;
+    for (size_t y = 0; y < ht; y++) {
+        const unsigned char *s = b + offset + y * (rowbytes + pad);
+        unsigned char *o = img + (flip ? ht - 1 - y : y) * (size_t)w * (size_t)c;
+        if (bpp < 16) {
+            for (size_t x = 0; x < w; x++) {
+                unsigned i = bpp == 8 ? s[x] : bpp == 4 ? (unsigned)(s[x / 2] >> (x & 1 ? 0 : 4)) & 15
+                                                        : (unsigned)(s[x / 8] >> (7 - (x & 7))) & 1;
+                bad |= i >= (unsigned)psize;
+                i &= 255;
+                o[0] = pal[i][0], o[1] = pal[i][1], o[2] = pal[i][2];
+                if (c == 4)
+                    o[3] = 255;
+                o += c;
+            }
+        } else if (easy) {
+            const size_t sp = bpp / 8;
+            for (size_t x = 0; x < w; x++, s += sp, o += c) {
+                o[0] = s[2], o[1] = s[1], o[2] = s[0];
+                unsigned a = bpp == 32 ? s[3] : 255;
+                all_a |= a;
+                if (c == 4)
+                    o[3] = (unsigned char)a;
+            }
+        } else {
+            for (size_t x = 0; x < w; x++, o += c) {
+                uint32_t v = bpp == 16 ? vki_rd16le(s + 2 * x) : vki_rd32le(s + 4 * x);
+                o[0] = (unsigned char)widen(v & mr, rs, rn);
+                o[1] = (unsigned char)widen(v & mg, gs, gn);
+                o[2] = (unsigned char)widen(v & mb, bs, bn);
+                unsigned a = ma ? widen(v & ma, as, an) : 255;
+                all_a |= a;
+                if (c == 4)
+                    o[3] = (unsigned char)a;
+            }
+        }
+    }
+    if (bad) {
+        vkimg_image_free(out);
+        return bmp_fail(e, name, "palette index past the %ld entries of the palette", psize);
+    }
+    if (c == 4 && all_a_check && all_a == 0) /* BI_RGB 32-bit without alpha: opaque */
+        for (size_t i = 0; i < (size_t)w * ht; i++)
+            img[4 * i + 3] = 255;
+    return 0;
+}
