@@ -87,6 +87,21 @@ static void gpu_release(batch *b, batch_dev *d)
     pthread_mutex_unlock(&b->mu);
 }
 
+/* Shrink-on-load for a job: the pipeline's minimum input, and the stored size
+ * the decoder saw (the geometry is resolved against it). */
+typedef struct shrink_req {
+    const batch_cfg *cfg;
+    int w, h;
+} shrink_req;
+
+static void job_min_size(void *user, int w, int h, int orientation, int *min_w, int *min_h)
+{
+    shrink_req *r = user;
+    r->w = w;
+    r->h = h;
+    vkimg_pipeline_min_input(r->cfg->p, w, h, r->cfg->auto_orient ? orientation : 1, min_w, min_h);
+}
+
 static void run_job(batch *b, job *j)
 {
     double t0 = cli_now_ms();
@@ -103,11 +118,17 @@ static void run_job(batch *b, job *j)
         return;
     }
     double t = cli_now_ms();
-    if (vkimg_load_meta(j->in, &b->cfg->lo, &src, &meta, &e))
+    shrink_req sr = { .cfg = b->cfg };
+    vkimg_load_opts lo = b->cfg->lo;
+    lo.min_size = job_min_size;
+    lo.user = &sr;
+    if (vkimg_load_meta(j->in, &lo, &src, &meta, &e))
         goto fail;
     j->decode_ms = cli_now_ms() - t;
-    j->w = src.w;
-    j->h = src.h;
+    j->w = sr.w ? sr.w : src.w; /* the file's size; the decoder may have shrunk it */
+    j->h = sr.h ? sr.h : src.h;
+    j->dw = src.w;
+    j->dh = src.h;
     j->c = src.c;
     if (!wait_devices(b)) {
         j->no_device = true;
@@ -115,7 +136,8 @@ static void run_job(batch *b, job *j)
         goto fail;
     }
     vkimg_run_opts ro = { .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src.fmt), .timing = &j->timing,
-                          .orientation = b->cfg->auto_orient ? meta.orientation : 1 };
+                          .orientation = b->cfg->auto_orient ? meta.orientation : 1,
+                          .src_w = sr.w, .src_h = sr.h };
     if (b->cfg->auto_orient)
         vkimg_meta_set_orientation(&meta, 1); /* the pixels are upright now: the written tag says so */
     vkimg_save_opts so = b->cfg->so;
@@ -201,6 +223,8 @@ static void report_job(batch *b, const job *j)
         }
         printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"out_channels\": %d, \"bytes\": %lld, ",
                j->w, j->h, j->c, j->oc, j->bytes);
+        if (j->dw != j->w || j->dh != j->h) /* shrink-on-load */
+            printf("\"decoded_width\": %d, \"decoded_height\": %d, ", j->dw, j->dh);
         if (j->device >= 0)
             printf("\"device\": %d, ", j->device);
         else

@@ -11,7 +11,8 @@ typedef struct job {
     int index;                /* position in the full (unsharded) input list */
     int status;               /* 0 ok, 1 failed, -1 skipped (exists) */
     char err[sizeof(((vkimg_err *)0)->msg)];
-    int w, h, c, oc;
+    int w, h, c, oc;          /* the input file's size, channels; the output's channels */
+    int dw, dh;               /* the size decoded (smaller with shrink-on-load) */
     int device;               /* 'vkimg devices' index of the device that ran it, -1 none */
     bool no_device;           /* failed because no device could be opened (said once, at the end) */
     double decode_ms, gpu_ms, encode_ms, total_ms;

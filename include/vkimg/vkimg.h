@@ -114,6 +114,15 @@ VKIMG_API void vkimg_meta_set_orientation(vkimg_meta *m, int orientation);
 
 typedef struct vkimg_load_opts {
     uint64_t max_pixels; /* 0 = VKIMG_DEFAULT_MAX_PIXELS */
+    /* Shrink-on-load (optional). Called once the header is read, with the stored
+     * size and the file's EXIF orientation (1 when it has none), it sets the
+     * smallest size the caller needs (*min_w x *min_h, in the stored frame;
+     * vkimg_pipeline_min_input gives a pipeline's). A JPEG is then decoded at 1/2,
+     * 1/4 or 1/8 of its size (libjpeg-turbo's DCT scaling: sides rounded up) where
+     * that keeps both sides at least that big; other formats decode whole.
+     * out->w/h are what was decoded: give the stored size to vkimg_run_opts.src_w/h. */
+    void (*min_size)(void *user, int w, int h, int orientation, int *min_w, int *min_h);
+    void *user;
 } vkimg_load_opts;
 
 /* Loads an image file: PNG, JPEG, GIF (first frame), BMP, TGA, PSD (composite),
@@ -271,8 +280,16 @@ typedef struct vkimg_run_opts {
     int orientation;      /* the input's EXIF orientation (1..8; 0 = 1: as stored): applied on the
                              device before the pipeline (the orient op) */
     int src_w, src_h;     /* the input's size in its file when the decoder shrank it
-                             (vkimg_load_opts.shrink): geometry is resolved against it. 0: in's */
+                             (vkimg_load_opts.min_size): geometry is resolved against it. 0: in's */
 } vkimg_run_opts;
+
+/* Shrink-on-load for p: the smallest size a decoder may deliver for an image
+ * stored as w x h with EXIF orientation `orientation` (as vkimg_run_opts's: 1..8,
+ * 0 = 1), in the stored frame. Twice the resampled size per axis when p starts
+ * with resize or thumbnail with fast=true (linear=false, a filter but nearest), so
+ * that the filter still reduces by 2x or more; else w x h. */
+VKIMG_API void vkimg_pipeline_min_input(const vkimg_pipeline *p, int w, int h, int orientation, int *min_w,
+                                        int *min_h);
 
 /* Runs pipeline p on `in` on the device: one upload, all ops on the device,
  * one readback. `out` receives a newly allocated image. A pipeline that writes

@@ -73,6 +73,9 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
  * to RGB. Warnings (corrupt or truncated data) are errors. */
 int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                     vkimg_err *e);
+/* vki_jpeg_decode with the load options' shrink-on-load (o->min_size; o may be NULL). */
+int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
+                         const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
 
 /* GIF through giflib (gif.c): the first frame on a transparent canvas of the
  * logical screen size, RGBA. */

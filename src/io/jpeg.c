@@ -21,6 +21,9 @@
  *  - TJFLAG_LIMITSCANS: progressive JPEGs with an absurd number of scans (a known
  *    CPU-exhaustion pattern) are errors;
  *  - the header is read and checked against max_pixels before any pixel memory;
+ *  - shrink-on-load (vkimg_load_opts.min_size): decoded at 1/8, 1/4 or 1/2 by the
+ *    DCT scaling of libjpeg (the largest that keeps the caller's minimum size;
+ *    sides rounded up as TJSCALED does), as libvips and sharp do for thumbnails;
  *  - the accurate integer IDCT and smooth ("fancy") chroma upsampling: TurboJPEG's
  *    defaults, close to stb_image's output (not identical: each has its own IDCT).
  * Encode policy: quality as given; grayscale input (1 or 2 channels) is written as a
@@ -29,6 +32,7 @@
  * subsampled up to and including 90); the accurate integer DCT; baseline Huffman
  * tables (no optimization pass). Alpha is dropped. */
 #include "io/io_priv.h"
+#include "io/meta.h"
 #include "core/util.h"
 
 #include <limits.h>
@@ -53,8 +57,35 @@ static inline unsigned char mul255(unsigned x, unsigned k)
     return (unsigned char)((t + (t >> 8)) >> 8);
 }
 
+/* Shrink-on-load: the largest of the reductions 1/8, 1/4, 1/2 that keeps the
+ * decoded size at least the caller's minimum (o->min_size), else 1. */
+static int pick_scale(const unsigned char *b, size_t len, int w, int h, const vkimg_load_opts *o)
+{
+    if (!o || !o->min_size)
+        return 1;
+    vki_meta m;
+    vkimg_err me;
+    int orientation = 1;
+    if (!vki_meta_read_jpeg(b, len, &m, &me)) { /* metadata it cannot read: as stored */
+        orientation = m.orientation;
+        vki_meta_free(&m);
+    }
+    int min_w = w, min_h = h;
+    o->min_size(o->user, w, h, orientation, &min_w, &min_h);
+    for (int d = 8; d > 1; d /= 2)
+        if ((w + d - 1) / d >= min_w && (h + d - 1) / d >= min_h)
+            return d;
+    return 1;
+}
+
 int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                     vkimg_err *e)
+{
+    return vki_jpeg_decode_opts(b, len, name, max_pixels, NULL, out, e);
+}
+
+int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
+                         const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e)
 {
     if (!name)
         name = "<memory>";
@@ -80,6 +111,9 @@ int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64
     }
     if ((rc = vki_check_dims(name, (uint64_t)w, (uint64_t)ht, max_pixels, e)))
         goto done;
+    const int d = pick_scale(b, len, w, ht, o); /* TurboJPEG's scaled sizes: TJSCALED, rounded up */
+    w = (w + d - 1) / d;
+    ht = (ht + d - 1) / d;
     const int cmyk = cs == TJCS_CMYK || cs == TJCS_YCCK;
     const int gray = !cmyk && (cs == TJCS_GRAY || subsamp == TJSAMP_GRAY);
     const int c = gray ? 1 : 3, dc = cmyk ? 4 : c; /* channels of the result, of the decode */

@@ -83,7 +83,8 @@ int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg
     if (!dec)
         return what ? vki_fail(e, VKIMG_E_RUNTIME, "%s: %s", name, what)
                     : vki_fail(e, VKIMG_E_RUNTIME, "%s: not a supported image (" FORMAT_LIST ")", name);
-    int rc = dec(b, len, name, max_pixels, out, e);
+    int rc = dec == vki_jpeg_decode && o && o->min_size ? vki_jpeg_decode_opts(b, len, name, max_pixels, o, out, e)
+                                                        : dec(b, len, name, max_pixels, out, e);
     if (rc) {
         free(out->data); /* decoders leave nothing behind; this only makes sure */
         memset(out, 0, sizeof *out);

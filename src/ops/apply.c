@@ -48,6 +48,23 @@ static int plan_for(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, 
     return vki_plan_create(g, &ef->p, in->w, in->h, in->c, gw, gh, in->fmt, o ? o->out_fmt : in->fmt, pl, e);
 }
 
+void vkimg_pipeline_min_input(const vkimg_pipeline *p, int w, int h, int orientation, int *min_w, int *min_h)
+{
+    int mw = w, mh = h;
+    bool swap = orientation >= 5 && orientation <= 8; /* the upright image is h x w */
+    const vki_pipe_op *op = p && p->n > 0 ? &p->ops[0] : NULL;
+    if (op && op->desc->min_input) {
+        if (swap)
+            op->desc->min_input(h, w, &op->args, &mh, &mw);
+        else
+            op->desc->min_input(w, h, &op->args, &mw, &mh);
+    }
+    if (min_w)
+        *min_w = mw;
+    if (min_h)
+        *min_h = mh;
+}
+
 int vkimg_pipeline_outputs(const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o, vkimg_err *e)
 {
     effective ef;

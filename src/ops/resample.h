@@ -35,4 +35,11 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs);
  * 2x or more), else 1. */
 int vki_preshrink_factor(double s);
 
+/* The smallest decoded input for a resampling to out_w x out_h of a w x h image
+ * (shrink-on-load): twice the output per axis, so that the filter still reduces
+ * by 2x or more (as the box pre-shrink), never more than the image; the whole
+ * image where the resampling is not fast or is in linear light (a decoder's
+ * reduction averages the stored values). */
+void vki_resample_min_input(const vki_resample *rs, int w, int h, int out_w, int out_h, int *min_w, int *min_h);
+
 #endif

@@ -83,6 +83,26 @@ int vki_preshrink_factor(double s)
     return s >= 4 ? (int)floor(s / 2) : 1;
 }
 
+void vki_resample_min_input(const vki_resample *rs, int w, int h, int out_w, int out_h, int *min_w, int *min_h)
+{
+    bool shrink_ok = rs->fast && !rs->linear && rs->filter != VKI_FILTER_NEAREST;
+    *min_w = shrink_ok && out_w <= w / 2 ? 2 * out_w : w;
+    *min_h = shrink_ok && out_h <= h / 2 ? 2 * out_h : h;
+}
+
+static void resize_min_input(int w, int h, const vki_args *a, int *min_w, int *min_h)
+{
+    int ow, oh;
+    char why[8];
+    const vki_resample rs = { (vki_filter)(int)a->v[O_FILTER], a->v[O_LINEAR] != 0, a->v[O_FAST] != 0 };
+    if (resize_size(w, h, a, &ow, &oh, why, sizeof why)) {
+        *min_w = w;
+        *min_h = h;
+        return;
+    }
+    vki_resample_min_input(&rs, w, h, ow, oh, min_w, min_h);
+}
+
 /* The weight table of one axis, n_in -> n_out: starts[i] and T weights per
  * output (zeros past its taps), as floats, normalized in double. *reach: the
  * most input positions a run of `tile` consecutive outputs reaches. */
@@ -233,5 +253,6 @@ const vki_op_desc vki_op_resize = {
     .nopts = (int)VKI_ARRAY_LEN(resize_opts),
     .out_size = resize_size,
     .exact_size = true,
+    .min_input = resize_min_input,
     .record = record_resize,
 };

@@ -80,6 +80,20 @@ static int thumbnail_size(int w, int h, const vki_args *a, int *ow, int *oh, cha
     return sizes(a, w, h, &rw, &rh, ow, oh, why, n);
 }
 
+static void thumbnail_min_input(int w, int h, const vki_args *a, int *min_w, int *min_h)
+{
+    const double *v = a->v;
+    const vki_resample rs = { (vki_filter)(int)v[O_FILTER], v[O_LINEAR] != 0, v[O_FAST] != 0 };
+    int rw, rh, ow, oh;
+    char why[8];
+    if (sizes(a, w, h, &rw, &rh, &ow, &oh, why, sizeof why)) {
+        *min_w = w;
+        *min_h = h;
+        return;
+    }
+    vki_resample_min_input(&rs, w, h, rw, rh, min_w, min_h); /* the resampling's size, before a crop */
+}
+
 static int record_thumbnail(vki_rec *r, const vki_step *s)
 {
     const double *v = s->args->v;
@@ -125,5 +139,6 @@ const vki_op_desc vki_op_thumbnail = {
     .check = thumbnail_check,
     .out_size = thumbnail_size,
     .exact_size = true,
+    .min_input = thumbnail_min_input,
     .record = record_thumbnail,
 };

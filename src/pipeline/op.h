@@ -72,6 +72,10 @@ typedef struct vki_op_desc {
     /* The output is exactly out_size of the geometry's input size, whatever size
      * the actual input has (resize, thumbnail): the decoder may have shrunk it. */
     bool exact_size;
+    /* Shrink-on-load: the smallest input this op needs when the image is w x h
+     * (the geometry's size) and a decoder could deliver it smaller (JPEG DCT
+     * scaling); it is then resampled from what was decoded. NULL: all of it. */
+    void (*min_input)(int w, int h, const vki_args *a, int *min_w, int *min_h);
     /* Ops that write several images (mipmaps): the sizes of the images for an
      * input of w x h (the first is out_size's), their count as the result (at most
      * VKI_MAX_OUTPUTS). Such an op must be the last. NULL: one image. */

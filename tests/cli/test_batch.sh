@@ -182,5 +182,29 @@ check "--no-cache writes no pipeline cache" '[ ! -d "$t/cache1/vkimg" ]'
 XDG_CACHE_HOME="$t/cache2" "$vk" -q -i "$t/in/img1.png" -o "$t/out/c.png" -f gray
 check "the pipeline cache is written by default" '[ $(ls "$t/cache2/vkimg" | wc -l) -eq 1 ]'
 
+# shrink-on-load: a JPEG decoded at 1/2..1/8 for a first thumbnail, whole with fast=false;
+# the output's size is the geometry's of the file's size either way
+if command -v python3 >/dev/null; then
+  for f in "thumbnail=64" "thumbnail=64:fast=false" "resize=10%" "gray,resize=10%"; do
+    out=$("$vk" -i "$src/images/portrait.jpg" -o "$t/out/sol.png" -f "$f" --json 2>&1)
+    check "shrink-on-load $f exit 0" '[ $? -eq 0 ]'
+    check "shrink-on-load $f: decoded size in the JSON" 'printf "%s\n" "$out" | F="$f" python3 -c "
+import json, os, sys
+r = json.loads(sys.stdin.readline())
+shrunk = \"decoded_width\" in r
+want = os.environ[\"F\"] in (\"thumbnail=64\", \"resize=10%\")
+assert shrunk == want, r
+if shrunk:
+    assert r[\"decoded_width\"] * 8 >= r[\"width\"] and r[\"decoded_width\"] < r[\"width\"], r
+"'
+  done
+  "$vk" -q -i "$src/images/portrait.jpg" -o "$t/out/sol1.png" -f "thumbnail=64"
+  "$vk" -q -i "$src/images/portrait.jpg" -o "$t/out/sol2.png" -f "thumbnail=64:fast=false"
+  size() { "$vk" stats "$1" --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["width"], r["height"])'; }
+  check "shrink-on-load: the size of the exact thumbnail" '[ "$(size "$t/out/sol1.png")" = "43 64" ] && [ "$(size "$t/out/sol2.png")" = "43 64" ]'
+  "$vk" compare "$t/out/sol1.png" "$t/out/sol2.png" --fail 0.05 --warn 0.05 >/dev/null
+  check "shrink-on-load: within 0.05 of the exact thumbnail everywhere" '[ $? -eq 0 ]'
+fi
+
 echo "test_batch: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -2085,7 +2085,7 @@ static void test_loader(void)
     CHECK(fd >= 0 && ftruncate(fd, 80ll << 20) == 0, "sparse file: %s", strerror(errno));
     if (fd >= 0)
         close(fd);
-    vkimg_load_opts lo = { 1000 };
+    vkimg_load_opts lo = { .max_pixels = 1000 };
     rc = vkimg_load(P("huge.png"), &lo, &im, &e);
     snprintf(want, sizeof want, "%s: file too large (83886080 bytes; at most 67172864 for --max-pixels 1000)",
              P("huge.png"));

@@ -104,7 +104,7 @@ static void test_jpeg(void)
     /* the pixel limit is checked from the header, before any pixel memory */
     size_t n;
     unsigned char *jpg = load_file(P("big.jpg"), &n);
-    vkimg_load_opts lo = { 333 * 222 - 1 };
+    vkimg_load_opts lo = { .max_pixels = 333 * 222 - 1 };
     int rc = vkimg_load_memory(jpg, n, "lim.jpg", &lo, &back, &e);
     CHECK(rc == VKIMG_E_RUNTIME && !back.data &&
               !strcmp(e.msg, "lim.jpg: image is 333x222 = 73926 pixels, over the limit of 73925 (--max-pixels)"),

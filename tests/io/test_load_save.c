@@ -121,7 +121,7 @@ static void test_load_errors(void)
     CHECK(rc == VKIMG_E_RUNTIME && strstr(e.msg, P("trunc2.png")), "truncated header: %s", e.msg);
 
     /* the pixel limit: exactly at the limit loads, one below it does not */
-    vkimg_load_opts lo = { 40 * 30 };
+    vkimg_load_opts lo = { .max_pixels = 40 * 30 };
     CHECK(vkimg_load_memory(png, n, "mem", &lo, &im, &e) == 0 && same_image(&im, &src), "at the limit: %s", e.msg);
     vkimg_image_free(&im);
     lo.max_pixels = 40 * 30 - 1;

@@ -1,0 +1,236 @@
+/* Shrink-on-load: vkimg_pipeline_min_input (the smallest decode a pipeline can
+ * use: twice a first resize's or thumbnail's resampled size, in the stored frame)
+ * and the JPEG decoder's DCT scaling through vkimg_load_opts.min_size (the
+ * largest of 1/8, 1/4, 1/2 that keeps the minimum; pixels equal to TurboJPEG's own
+ * scaled decode; the callback sees the stored size and the EXIF orientation).
+ * No device needed. */
+#include "io/meta.h"
+#include "t.h"
+#include "vkimg/vkimg.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <turbojpeg.h>
+
+static void min_is_(int line, const char *text, int w, int h, int orientation, int want_w, int want_h)
+{
+    vkimg_err e;
+    vkimg_pipeline *p = vkimg_pipeline_parse(text, &e);
+    CHECK(p != NULL, "line %d: parse %s: %s", line, text, e.msg);
+    if (!p)
+        return;
+    int mw = -1, mh = -1;
+    vkimg_pipeline_min_input(p, w, h, orientation, &mw, &mh);
+    CHECK(mw == want_w && mh == want_h, "line %d: %s on %dx%d (orientation %d): min %dx%d, want %dx%d", line, text,
+          w, h, orientation, mw, mh, want_w, want_h);
+    vkimg_pipeline_free(p);
+}
+#define MIN_IS(text, w, h, o, ww, wh) min_is_(__LINE__, text, w, h, o, ww, wh)
+
+static void test_min_input(void)
+{
+    /* twice the output per axis */
+    MIN_IS("resize=25%", 1000, 800, 1, 500, 400);
+    MIN_IS("resize=100x100", 5120, 2880, 1, 200, 112); /* 100x56 */
+    MIN_IS("thumbnail=256", 5120, 2880, 1, 512, 288);  /* 256x144 */
+    MIN_IS("thumbnail=256,gray", 5120, 2880, 0, 512, 288);
+    /* crop=centre: the resampling's size, before the crop (256x455 for a 256 box) */
+    MIN_IS("thumbnail=256:crop=centre", 2880, 5120, 1, 512, 910);
+    /* an axis that shrinks less than 2x needs all of it */
+    MIN_IS("resize=800x100!", 1000, 1000, 1, 1000, 200);
+    MIN_IS("resize=200%", 100, 50, 1, 100, 50);
+    MIN_IS("resize=50%", 101, 51, 1, 101, 51); /* 51x26 (rounded up): neither side is at most half */
+    MIN_IS("resize=50%", 100, 50, 1, 100, 50);
+    /* the exact definition, linear light, nearest, or another first op: all of it */
+    MIN_IS("resize=25%:fast=false", 1000, 800, 1, 1000, 800);
+    MIN_IS("thumbnail=100:linear=true", 1000, 800, 1, 1000, 800);
+    MIN_IS("resize=25%:filter=nearest", 1000, 800, 1, 1000, 800);
+    MIN_IS("gray,resize=25%", 1000, 800, 1, 1000, 800);
+    MIN_IS("blur=2", 1000, 800, 1, 1000, 800);
+    /* orientations 5..8 turn the image: the geometry applies to the upright one */
+    MIN_IS("resize=200x100!", 1000, 800, 6, 200, 400); /* upright 800x1000 -> 200x100: min 400x200 */
+    MIN_IS("resize=200x100!", 1000, 800, 3, 400, 200);
+    MIN_IS("thumbnail=x100", 4000, 3000, 8, 200, 150); /* upright 3000x4000 -> 75x100: min 150x200 upright */
+}
+
+/* ---------------------------------------------------------------- JPEG decode */
+
+typedef struct req {
+    int min_w, min_h;
+    int calls, w, h, orientation;
+} req;
+
+static void on_header(void *user, int w, int h, int orientation, int *min_w, int *min_h)
+{
+    req *r = user;
+    r->calls++;
+    r->w = w;
+    r->h = h;
+    r->orientation = orientation;
+    *min_w = r->min_w;
+    *min_h = r->min_h;
+}
+
+/* A smooth-and-noisy RGB test image, JPEG-encoded by TurboJPEG (4:2:0 or 4:4:4). */
+static unsigned char *make_jpeg(int w, int h, int subsamp, unsigned long *len)
+{
+    unsigned char *px = malloc((size_t)w * h * 3);
+    uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(w * 31 + h);
+    for (int i = 0; i < w * h * 3; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        int x = i / 3 % w, y = i / 3 / w;
+        px[i] = (unsigned char)((x * 255 / (w > 1 ? w - 1 : 1) + y * 3 + (int)(s >> 60) * 4 + i % 3 * 60) & 255);
+    }
+    tjhandle t = tjInitCompress();
+    unsigned char *jpg = NULL;
+    *len = 0;
+    int rc = tjCompress2(t, px, w, w * 3, h, TJPF_RGB, &jpg, len, subsamp, 92, TJFLAG_ACCURATEDCT);
+    CHECK(rc == 0, "tjCompress2 %dx%d: %s", w, h, tjGetErrorStr2(t));
+    tjDestroy(t);
+    free(px);
+    return rc ? NULL : jpg;
+}
+
+/* TurboJPEG's own decode at w x h (an independent path to the same pixels). */
+static unsigned char *tj_decode(const unsigned char *jpg, unsigned long len, int w, int h)
+{
+    tjhandle t = tjInitDecompress();
+    unsigned char *px = malloc((size_t)w * h * 3);
+    int rc = tjDecompress2(t, jpg, len, px, w, w * 3, h, TJPF_RGB, 0);
+    CHECK(rc == 0, "tjDecompress2 at %dx%d: %s", w, h, tjGetErrorStr2(t));
+    tjDestroy(t);
+    return px;
+}
+
+static void decode_case(int line, const unsigned char *jpg, unsigned long len, int w, int h, int min_w, int min_h,
+                        int want_d)
+{
+    req r = { .min_w = min_w, .min_h = min_h };
+    vkimg_load_opts lo = { .min_size = on_header, .user = &r };
+    vkimg_image im;
+    vkimg_err e;
+    int rc = vkimg_load_memory(jpg, len, "t.jpg", &lo, &im, &e);
+    CHECK(rc == 0, "line %d: load: %s", line, e.msg);
+    if (rc)
+        return;
+    int ww = (w + want_d - 1) / want_d, wh = (h + want_d - 1) / want_d;
+    CHECK(r.calls == 1 && r.w == w && r.h == h && r.orientation == 1, "line %d: callback %d calls, %dx%d o%d", line,
+          r.calls, r.w, r.h, r.orientation);
+    CHECK(im.w == ww && im.h == wh && im.c == 3, "line %d: %dx%d min %dx%d: decoded %dx%dx%d, want 1/%d = %dx%d",
+          line, w, h, min_w, min_h, im.w, im.h, im.c, want_d, ww, wh);
+    CHECK(im.w >= (min_w < w ? min_w : w) && im.h >= (min_h < h ? min_h : h), "line %d: below the minimum", line);
+    if (im.w == ww && im.h == wh) {
+        unsigned char *ref = tj_decode(jpg, len, ww, wh);
+        CHECK(!memcmp(ref, im.data, (size_t)ww * wh * 3), "line %d: pixels differ from TurboJPEG's 1/%d decode",
+              line, want_d);
+        free(ref);
+    }
+    vkimg_image_free(&im);
+}
+#define DECODE(jpg, len, w, h, mw, mh, d) decode_case(__LINE__, jpg, len, w, h, mw, mh, d)
+
+/* The definition: the largest d of 8, 4, 2 whose sides ceil(w/d), ceil(h/d) keep
+ * the minimum; else 1. */
+static int expect_d(int w, int h, int mw, int mh)
+{
+    for (int d = 8; d > 1; d /= 2)
+        if ((w + d - 1) / d >= mw && (h + d - 1) / d >= mh)
+            return d;
+    return 1;
+}
+
+static void test_decode(void)
+{
+    static const struct { int w, h, subsamp; } sizes[] = {
+        { 203, 157, TJSAMP_420 }, { 640, 480, TJSAMP_444 }, { 1, 1, TJSAMP_420 }, { 17, 1, TJSAMP_422 },
+        { 1, 33, TJSAMP_444 },
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int w = sizes[i].w, h = sizes[i].h;
+        unsigned long len;
+        unsigned char *jpg = make_jpeg(w, h, sizes[i].subsamp, &len);
+        if (!jpg)
+            continue;
+        /* minimums at and around each reduced size */
+        for (int d = 1; d <= 8; d *= 2)
+            for (int dx = -1; dx <= 1; dx++)
+                for (int dy = -1; dy <= 1; dy++) {
+                    int mw = (w + d - 1) / d + dx, mh = (h + d - 1) / d + dy;
+                    DECODE(jpg, len, w, h, mw, mh, expect_d(w, h, mw, mh));
+                }
+        DECODE(jpg, len, w, h, w * 4, h * 4, 1); /* more than the image: all of it */
+        DECODE(jpg, len, w, h, 0, 0, 8);
+        tjFree(jpg);
+    }
+}
+
+/* The orientation the callback sees is the file's EXIF orientation. */
+static void test_orientation_seen(void)
+{
+    unsigned long len;
+    unsigned char *jpg = make_jpeg(96, 64, TJSAMP_420, &len);
+    if (!jpg)
+        return;
+    /* a minimal little-endian TIFF block: IFD0 with the orientation tag only */
+    static unsigned char exif[] = {
+        'I', 'I', 42, 0, 8, 0, 0, 0, /* header, IFD0 at 8 */
+        1, 0,                        /* one entry */
+        0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, /* 0x0112 SHORT x1 = 6 */
+        0, 0, 0, 0,                  /* no next IFD */
+    };
+    vkimg_meta m = { .exif = exif, .exif_len = sizeof exif, .orientation = 6 };
+    unsigned char *out = NULL;
+    size_t olen = 0;
+    vkimg_err e;
+    int rc = vki_jpeg_add_meta(jpg, len, &m, &out, &olen, NULL, &e);
+    CHECK(rc == 0, "add EXIF: %s", e.msg);
+    if (!rc) {
+        req r = { .min_w = 20, .min_h = 10 };
+        vkimg_load_opts lo = { .min_size = on_header, .user = &r };
+        vkimg_image im;
+        rc = vkimg_load_memory(out, olen, "o6.jpg", &lo, &im, &e);
+        CHECK(rc == 0 && r.calls == 1 && r.orientation == 6 && r.w == 96 && r.h == 64, "orientation seen %d (%s)",
+              r.orientation, rc ? e.msg : "");
+        CHECK(!rc && im.w == 24 && im.h == 16, "1/4 of 96x64: %dx%d", im.w, im.h);
+        if (!rc)
+            vkimg_image_free(&im);
+    }
+    free(out);
+    tjFree(jpg);
+}
+
+/* Formats without a reduced decode: the callback may be called, the image is whole. */
+static void test_other_formats(void)
+{
+    char dir[] = "/tmp/vkimg-shrink-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "%s/t.png", dir);
+    vkimg_image im = { .w = 40, .h = 30, .c = 3, .fmt = VKIMG_U8 };
+    im.data = calloc(40 * 30, 3);
+    vkimg_err e;
+    CHECK(vkimg_save(path, &im, NULL, &e) == 0, "save: %s", e.msg);
+    free(im.data);
+    req r = { .min_w = 1, .min_h = 1 };
+    vkimg_load_opts lo = { .min_size = on_header, .user = &r };
+    vkimg_image back;
+    CHECK(vkimg_load(path, &lo, &back, &e) == 0 && back.w == 40 && back.h == 30, "PNG decoded whole");
+    vkimg_image_free(&back);
+    remove(path);
+    remove(dir);
+}
+
+int main(void)
+{
+    test_min_input();
+    test_decode();
+    test_orientation_seen();
+    test_other_formats();
+    return t_done("test_shrink_on_load");
+}
