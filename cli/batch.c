@@ -9,6 +9,7 @@
  * thread count or the device (the same kernels). */
 #define _GNU_SOURCE
 #include "batch.h"
+#include "trace.h"
 
 #include <errno.h>
 #ifdef __GLIBC__
@@ -29,6 +30,7 @@ typedef struct batch_dev {
     vkimg_ctx *ctx;
     int index; /* in 'vkimg devices' */
     int free;
+    unsigned long long busy; /* the slots taken (bit k: slot k; --gpu-inflight <= 64) */
 } batch_dev;
 
 typedef struct batch {
@@ -47,6 +49,7 @@ typedef struct batch {
     atomic_int failed, done, skipped;
     atomic_llong pixels_done;
     double t0;
+    cli_trace *trace; /* --trace, else NULL */
 } batch;
 
 /* Waits for a device (0: none could be opened). */
@@ -61,8 +64,8 @@ static int wait_devices(batch *b)
 }
 
 /* Takes a slot of the device with the most free ones (ties: the first, which
- * has the lowest index), waiting while every slot is taken. */
-static batch_dev *gpu_acquire(batch *b)
+ * has the lowest index), waiting while every slot is taken; *slot: which. */
+static batch_dev *gpu_acquire(batch *b, int *slot)
 {
     batch_dev *best = NULL;
     pthread_mutex_lock(&b->mu);
@@ -75,14 +78,20 @@ static batch_dev *gpu_acquire(batch *b)
         pthread_cond_wait(&b->cv, &b->mu);
     }
     best->free--;
+    int k = 0;
+    while (best->busy >> k & 1)
+        k++;
+    best->busy |= 1ull << k;
+    *slot = k;
     pthread_mutex_unlock(&b->mu);
     return best;
 }
 
-static void gpu_release(batch *b, batch_dev *d)
+static void gpu_release(batch *b, batch_dev *d, int slot)
 {
     pthread_mutex_lock(&b->mu);
     d->free++;
+    d->busy &= ~(1ull << slot);
     pthread_cond_broadcast(&b->cv);
     pthread_mutex_unlock(&b->mu);
 }
@@ -102,7 +111,7 @@ static void job_min_size(void *user, int w, int h, int orientation, int *min_w, 
     vkimg_pipeline_min_input(r->cfg->p, w, h, r->cfg->auto_orient ? orientation : 1, min_w, min_h);
 }
 
-static void run_job(batch *b, job *j)
+static void run_job(batch *b, job *j, int worker)
 {
     double t0 = cli_now_ms();
     vkimg_err e = { 0 };
@@ -122,7 +131,10 @@ static void run_job(batch *b, job *j)
     vkimg_load_opts lo = b->cfg->lo;
     lo.min_size = job_min_size;
     lo.user = &sr;
-    if (vkimg_load_meta(j->in, &lo, &src, &meta, &e))
+    const int tid = worker + 1;
+    int rc = vkimg_load_meta(j->in, &lo, &src, &meta, &e);
+    cli_trace_span(b->trace, tid, "decode", "decode", t, cli_now_ms(), j->in);
+    if (rc)
         goto fail;
     j->decode_ms = cli_now_ms() - t;
     j->w = sr.w ? sr.w : src.w; /* the file's size; the decoder may have shrunk it */
@@ -152,18 +164,33 @@ static void run_job(batch *b, job *j)
     nlevels = levels ? n : 0;
     vkimg_image *dst = n > 1 ? levels : &one;
     t = cli_now_ms();
-    batch_dev *d = gpu_acquire(b);
+    int slot;
+    batch_dev *d = gpu_acquire(b, &slot);
+    double t_slot = cli_now_ms();
     j->device = d->index;
-    int rc = vkimg_run_n(d->ctx, b->cfg->p, &src, &ro, dst, n, &e);
-    gpu_release(b, d);
+    rc = vkimg_run_n(d->ctx, b->cfg->p, &src, &ro, dst, n, &e);
+    gpu_release(b, d, slot);
     j->gpu_ms = cli_now_ms() - t;
+    if (b->trace) {
+        char lane[48];
+        const int dtid = TRACE_TID_DEVICE((int)(d - b->devs), slot);
+        snprintf(lane, sizeof lane, "device %d, slot %d", d->index, slot);
+        cli_trace_lane(b->trace, dtid, lane);
+        if (t_slot - t > 0.01)
+            cli_trace_span(b->trace, tid, "wait", "wait for a device slot", t, t_slot, j->in);
+        cli_trace_span(b->trace, tid, "host", "run on the device", t_slot, cli_now_ms(), j->in);
+        if (!rc)
+            cli_trace_run(b->trace, dtid, &j->timing, j->in);
+    }
     vkimg_image_free(&src);
     if (rc)
         goto fail;
     j->oc = dst[0].c;
     t = cli_now_ms();
-    if (vkimg_pipeline_writes_levels(b->cfg->p) ? vkimg_save_levels(j->out, dst, n, &so, &e)
-                                                : vkimg_save(j->out, dst, &so, &e))
+    rc = vkimg_pipeline_writes_levels(b->cfg->p) ? vkimg_save_levels(j->out, dst, n, &so, &e)
+                                                 : vkimg_save(j->out, dst, &so, &e);
+    cli_trace_span(b->trace, tid, "encode", "encode and write", t, cli_now_ms(), j->out);
+    if (rc)
         goto fail;
     j->encode_ms = cli_now_ms() - t;
     for (int k = 0; k < n; k++) {
@@ -292,9 +319,20 @@ static void open_devices(batch *b, const char *device, const vkimg_ctx_opts *bas
     pthread_mutex_unlock(&b->mu);
 }
 
+typedef struct worker_arg {
+    batch *b;
+    int index;
+} worker_arg;
+
 static void *worker(void *arg)
 {
-    batch *b = arg;
+    const worker_arg *wa = arg;
+    batch *b = wa->b;
+    if (b->trace) {
+        char name[32];
+        snprintf(name, sizeof name, "worker %d", wa->index + 1);
+        cli_trace_lane(b->trace, wa->index + 1, name);
+    }
     for (;;) {
         if (b->cfg->fail_fast && atomic_load(&b->failed))
             break;
@@ -302,7 +340,7 @@ static void *worker(void *arg)
         if (i >= b->njobs)
             break;
         job *j = &b->jobs[i];
-        run_job(b, j);
+        run_job(b, j, wa->index);
         if (j->status == 1)
             atomic_fetch_add(&b->failed, 1);
         else if (j->status < 0)
@@ -339,21 +377,36 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
 #endif
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.cv, NULL);
+    if (cfg->trace && !(b.trace = cli_trace_new(b.t0)))
+        return cli_error(CLI_EXIT_RUNTIME, "--trace: out of memory");
+    cli_trace_lane(b.trace, TRACE_TID_MAIN, "main");
     pthread_t *tids = calloc((size_t)nthreads, sizeof *tids);
-    if (!tids)
+    worker_arg *wargs = calloc((size_t)nthreads, sizeof *wargs);
+    if (!tids || !wargs) {
+        free(tids);
+        free(wargs);
+        cli_trace_free(b.trace);
         return cli_error(CLI_EXIT_RUNTIME, "out of memory");
+    }
     int started = 0;
-    for (; started < nthreads; started++)
-        if (pthread_create(&tids[started], NULL, worker, &b))
+    for (; started < nthreads; started++) {
+        wargs[started] = (worker_arg){ &b, started };
+        if (pthread_create(&tids[started], NULL, worker, &wargs[started]))
             break;
+    }
     /* the devices come up while the first images decode */
     vkimg_ctx_opts co = cli_ctx_opts(&cfg->common);
+    double t_open = cli_now_ms();
     open_devices(&b, cfg->common.device, &co, cfg->gpu_inflight);
-    if (started == 0)
-        worker(&b);
+    cli_trace_span(b.trace, TRACE_TID_MAIN, "device", "open the device(s)", t_open, cli_now_ms(), NULL);
+    if (started == 0) {
+        wargs[0] = (worker_arg){ &b, 0 };
+        worker(&wargs[0]);
+    }
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
     free(tids);
+    free(wargs);
     if (b.progress)
         progress_line(&b, true);
     if (!b.ndevs) /* once, not for every file */
@@ -385,6 +438,14 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
     }
     for (int i = 0; i < b.ndevs; i++)
         vkimg_ctx_destroy(b.devs[i].ctx);
+    if (b.trace) {
+        char why[1100];
+        if (cli_trace_write(b.trace, cfg->trace, why, sizeof why)) {
+            cli_error(CLI_EXIT_RUNTIME, "--trace: %s", why);
+            nfailed++;
+        }
+        cli_trace_free(b.trace);
+    }
     pthread_mutex_destroy(&b.mu);
     pthread_cond_destroy(&b.cv);
     return nfailed || !b.ndevs ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;

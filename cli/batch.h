@@ -30,6 +30,7 @@ typedef struct batch_cfg {
     bool keep_meta;   /* write the input's ICC profile and EXIF into PNG and JPEG outputs */
     int threads;      /* decode/encode workers */
     int gpu_inflight; /* images on a device at once */
+    const char *trace; /* --trace FILE: a timeline of the batch (trace.h); NULL: none */
 } batch_cfg;
 
 /* Runs the jobs; fills their results, prints per-file errors, JSON lines and

@@ -18,18 +18,18 @@
 enum {
     O_INPUT, O_OUTPUT, O_FILTER, O_FILTER_FILE, O_QUALITY, O_PNG_LEVEL, O_MAX_PIXELS, O_RECURSIVE, O_THREADS,
     O_MAX_INFLIGHT, O_GPU_INFLIGHT, O_SKIP_EXISTING, O_FAIL_FAST, O_PROGRESS, O_NO_PROGRESS, O_SHARD, O_NO_AUTO_ORIENT,
-    O_STRIP,
+    O_STRIP, O_TRACE,
 };
 
 #define MAX_PIPELINE_FILE (1u << 20) /* bytes of a -F file */
 
 static const cli_opt process_opts[] = {
     { "--input", "-i", CLI_STR, "IN",
-      "input image (PNG, JPEG, BMP, TGA, PSD, GIF, HDR, PIC, PNM), a quoted glob, a directory, @LIST or '-' "
+      "input image (PNG, JPEG, GIF, BMP, TGA, PSD, HDR, PNM), a quoted glob, a directory, @LIST or '-' "
       "(paths on stdin); may be given several times",
       .id = O_INPUT },
     { "--output", "-o", CLI_STR, "OUT",
-      "output image (the extension picks the format: .png .jpg .bmp .tga .hdr .npy; may equal the input), "
+      "output image (the extension picks the format: .png .jpg .bmp .tga .hdr .npy .ktx2; may equal the input), "
       "or for several inputs a directory DIR/ or a template such as 'out/{stem}_small.{ext}' "
       "({dir} {name} {stem} {ext} {index})",
       .id = O_OUTPUT },
@@ -60,11 +60,15 @@ static const cli_opt process_opts[] = {
       "tag says 1)", .id = O_NO_AUTO_ORIENT },
     { "--strip", NULL, CLI_FLAG, NULL, "write no ICC profile or EXIF (by default PNG and JPEG outputs keep the input's)",
       .id = O_STRIP },
+    { "--trace", NULL, CLI_STR, "FILE",
+      "write a timeline of the run (decode, waits, uploads, kernels, readbacks, encode per thread and device slot) "
+      "as Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev, scripts/trace-png)",
+      .id = O_TRACE },
 };
 
 typedef struct args {
     strvec in;
-    const char *out, *ftext, *ffile;
+    const char *out, *ftext, *ffile, *trace;
     long quality, level, max_pixels, threads, inflight, gpu_inflight;
     bool recursive, skip_existing, fail_fast, no_auto_orient, strip;
     int progress; /* -1 auto */
@@ -93,6 +97,7 @@ static int on_arg(void *user, int id, const cli_value *v)
     case O_NO_PROGRESS: a->progress = 0; break;
     case O_NO_AUTO_ORIENT: a->no_auto_orient = true; break;
     case O_STRIP: a->strip = true; break;
+    case O_TRACE: a->trace = v->str; break;
     case O_SHARD: {
         char tail;
         if (sscanf(v->str, "%u/%u%c", &a->shard_k, &a->shard_n, &tail) != 2 || a->shard_n < 1 || a->shard_k < 1 ||
@@ -107,6 +112,22 @@ static int on_arg(void *user, int id, const cli_value *v)
 }
 
 static int run(int argc, char **argv);
+
+/* --trace FILE can be written: its directory exists and is writable, it is not a directory. */
+static int check_trace_path(const char *path)
+{
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    if (!*path || (slash && !slash[1]) || (!stat(path, &st) && S_ISDIR(st.st_mode)))
+        return cli_error(CLI_EXIT_USAGE, "--trace '%s': a file name is needed", path);
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+        return cli_error(CLI_EXIT_USAGE, "--trace '%s': directory '%s' does not exist", path, dir);
+    if (access(dir, W_OK))
+        return cli_error(CLI_EXIT_USAGE, "--trace '%s': directory '%s' is not writable", path, dir);
+    return 0;
+}
 
 const cli_command cli_cmd_process = {
     .name = "",
@@ -271,7 +292,10 @@ static int run(int argc, char **argv)
         .progress = a.progress < 0 ? isatty(2) && njobs > 1 && cli_verbose >= 0 : a.progress,
         .threads = threads,
         .gpu_inflight = (int)a.gpu_inflight,
+        .trace = a.trace,
     };
+    if (a.trace && (rc = check_trace_path(a.trace)))
+        goto done;
     rc = cli_batch_run(&cfg, jobs, njobs);
 done:
     if (jobs)

@@ -190,6 +190,10 @@ VKIMG_API int vkimg_save_levels(const char *path, const vkimg_image *levels, int
  * then it must end in .ktx2). Returns a malloc()ed string. */
 VKIMG_API char *vkimg_level_path(const char *path, int k);
 
+/* Writes a whole file the way every vkimg output is written: into a temporary
+ * file beside it, then renamed into place, so that the path holds either its old
+ * contents or all of the new ones, never part of them (reports, traces). */
+VKIMG_API int vkimg_write_file(const char *path, const void *data, size_t n, vkimg_err *e);
 /* Checks, without writing, that an output path can be written (directory exists
  * and is writable, extension known). */
 VKIMG_API int vkimg_check_output(const char *path, vkimg_err *e);
@@ -271,7 +275,23 @@ typedef struct vkimg_timing {
     double decode_ms, upload_ms, readback_ms, encode_ms, total_ms; /* host side; decode/encode filled by caller */
     double gpu_total_ms;
     int nstages;
-    struct { char name[32]; double gpu_ms; } stage[VKIMG_MAX_STAGES];
+    struct {
+        char name[32];
+        double gpu_ms;
+        double start_ms; /* on the host clock, as the t_* below */
+    } stage[VKIMG_MAX_STAGES];
+    /* The run on the host's CLOCK_MONOTONIC in milliseconds (for timelines such as
+     * --trace): submitted, seen complete, and the device's copies as [start,
+     * start + ms). Device timestamps are placed on the host clock by aligning the
+     * run's last timestamp with the moment its fence was seen signalled (so they
+     * are late by the wake-up latency at most). 0 where the run was not timed. */
+    double t_submit_ms, t_done_ms;
+    double upload_start_ms, readback_start_ms;
+    /* upload_ms and readback_ms split: the host's copies between the images and
+     * device-visible memory (none where the caller decoded into it or reads the
+     * result in place), and the bytes moved */
+    double up_host_ms, down_host_ms;
+    double up_bytes, down_bytes;
 } vkimg_timing;
 
 typedef struct vkimg_run_opts {

@@ -289,6 +289,7 @@ static int compare_core(vki_gpu *g, const vkimg_image *a, const vkimg_image *b, 
         memset(timing, 0, sizeof *timing);
         vki_run_times(run, timing);
         timing->readback_ms += host_readback;
+        timing->down_host_ms = host_readback;
     }
 done:
     vki_run_end(run);

@@ -63,6 +63,8 @@ struct vki_run {
     char mark[VKIMG_MAX_STAGES][32];
     double host_in_ms;
     double up_ms, down_ms, gpu_total_ms, stage_ms[VKIMG_MAX_STAGES];
+    /* on the host clock: submission, completion, the device's work */
+    double t_submit, t_done, up_start, down_start, stage_start[VKIMG_MAX_STAGES];
     bool have_ts;
 };
 
@@ -245,7 +247,10 @@ static int submit_one_queue(vki_run *r, uint32_t *q_end)
     *q_end = Q_MARK0 + (uint32_t)r->nmarks;
     if (r->qp)
         vkCmdWriteTimestamp(r->ops.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->qp, *q_end);
-    return vki_cmd_submit_wait(g, &r->ops, r->e);
+    r->t_submit = vki_now_ms();
+    int rc = vki_cmd_submit_wait(g, &r->ops, r->e);
+    r->t_done = vki_now_ms();
+    return rc;
 }
 
 /* The transfer-queue path. Every submission has a fence so that, if a later one
@@ -306,6 +311,8 @@ static int submit_split(vki_run *r, uint32_t *q_end)
     }
     r->up_ms = has_up ? t_done[0] - t_submit : 0;
     r->down_ms = has_down ? t_done[2] - t_done[1] : 0;
+    r->t_submit = t_submit;
+    r->t_done = t_done[1]; /* the kernels' */
     if (xqp) {
         uint64_t x[4] = { 0 };
         if (has_up) {
@@ -319,6 +326,8 @@ static int submit_split(vki_run *r, uint32_t *q_end)
             r->down_ms = vki_ts_ms(g, x[2], x[3], g->xts_bits);
         }
     }
+    r->up_start = has_up ? t_done[0] - r->up_ms : t_submit;
+    r->down_start = has_down ? t_done[2] - r->down_ms : t_done[1];
     goto done;
 fail:
     rc = e->code;
@@ -359,7 +368,10 @@ int vki_run_submit(vki_run *r)
                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
         uint32_t bits = g->lim.timestamp_bits;
         uint64_t last = q[Q_IN];
+        /* the kernels' queue on the host clock: its last timestamp when its fence was seen */
+        const double base = r->t_done - vki_ts_ms(g, q[Q_TOP], q[q_end], bits);
         for (int i = 0; i < r->nmarks; i++) {
+            r->stage_start[i] = base + vki_ts_ms(g, q[Q_TOP], last, bits);
             r->stage_ms[i] = vki_ts_ms(g, last, q[Q_MARK0 + i], bits);
             last = q[Q_MARK0 + i];
         }
@@ -370,6 +382,8 @@ int vki_run_submit(vki_run *r)
             r->up_ms = vki_ts_ms(g, q[Q_TOP], q[Q_IN], bits);
             r->down_ms = vki_ts_ms(g, last, q[q_end], bits);
             r->gpu_total_ms = vki_ts_ms(g, q[Q_TOP], q[q_end], bits);
+            r->up_start = base;
+            r->down_start = base + vki_ts_ms(g, q[Q_TOP], last, bits);
         }
         r->have_ts = true;
     }
@@ -395,14 +409,28 @@ void vki_run_copies(const vki_run *r, double *up_ms, double *down_ms)
 
 void vki_run_times(const vki_run *r, vkimg_timing *t)
 {
-    t->upload_ms = r->host_in_ms + r->up_ms;
-    t->readback_ms = r->down_ms;
+    /* device memory is host memory: no copies, only the barriers between the timestamps */
+    const bool copies = !r->g->uma;
+    t->upload_ms = r->host_in_ms + (copies ? r->up_ms : 0);
+    t->readback_ms = copies ? r->down_ms : 0;
     t->gpu_total_ms = r->have_ts ? r->gpu_total_ms : 0;
     t->nstages = r->have_ts ? r->nmarks : 0;
     for (int i = 0; i < t->nstages; i++) {
         snprintf(t->stage[i].name, sizeof t->stage[i].name, "%s", r->mark[i]);
         t->stage[i].gpu_ms = r->stage_ms[i];
+        t->stage[i].start_ms = r->stage_start[i];
     }
+    t->t_submit_ms = r->t_submit;
+    t->t_done_ms = r->t_done;
+    t->upload_start_ms = r->have_ts || r->split ? r->up_start : r->t_submit;
+    t->readback_start_ms = r->have_ts || r->split ? r->down_start : r->t_done;
+    t->up_host_ms = r->host_in_ms;
+    t->down_host_ms = 0;
+    t->up_bytes = t->down_bytes = 0;
+    for (int i = 0; i < r->nin; i++)
+        t->up_bytes += (double)r->in[i].bytes;
+    for (int i = 0; i < r->nout; i++)
+        t->down_bytes += (double)r->out[i].bytes;
 }
 
 void vki_run_end(vki_run *r)

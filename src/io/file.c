@@ -119,6 +119,13 @@ int vki_write_atomic(const char *path, const void *data, size_t n, vkimg_err *e)
     return vki_write_atomic_v(path, &s, 1, e);
 }
 
+int vkimg_write_file(const char *path, const void *data, size_t n, vkimg_err *e)
+{
+    if (!data && n)
+        return vki_fail(e, VKIMG_E_USAGE, "vkimg_write_file: NULL data");
+    return vki_write_atomic(path, data, n, e);
+}
+
 int vkimg_check_output(const char *path, vkimg_err *e)
 {
     if (!path || !*path)

@@ -126,6 +126,7 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
         vkimg_timing *t = o->timing;
         vki_run_times(run, t);
         t->readback_ms += host_readback;
+        t->down_host_ms = host_readback;
         t->total_ms = vki_now_ms() - t_start;
     }
 done:
