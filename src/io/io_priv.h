@@ -20,10 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* No decoder returns this any more (there is no fallback decoder to decline to);
- * kept only so that code written against the old fast-path interface compiles. */
-#define VKI_DECLINED (-1)
-
 /* The size checks every decoder makes before allocating pixel memory: no side 0 or
  * over 2^24, at most max_pixels (0: VKIMG_DEFAULT_MAX_PIXELS) pixels.
  * VKIMG_E_RUNTIME "NAME: image is WxH ..." otherwise. */

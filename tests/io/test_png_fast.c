@@ -446,7 +446,7 @@ static void test_png_damage(void)
           .ntrns = 20 },
         { .w = 21, .h = 11, .depth = 16, .ctype = 2, .raw = raw, .filter = 5, .trns = key, .ntrns = 6 },
     };
-    const vkimg_load_opts lo = { 1 << 20 };
+    const vkimg_load_opts lo = { .max_pixels = 1 << 20 };
     int decoded = 0, refused = 0, stb_same = 0, stb_other = 0, cuts = 0;
     for (size_t bi = 0; bi < sizeof bases / sizeof bases[0]; bi++) {
         size_t len;

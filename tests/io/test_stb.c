@@ -1,5 +1,5 @@
-/* Round trips through the other formats: TGA and BMP (stb_image_write and
- * stb_image), JPEG at quality 100 and the default, HDR (RGBE precision). No
+/* Round trips through the other formats: TGA and BMP (written by stb_image_write,
+ * read by vkimg's own decoders), JPEG at quality 100 and the default, HDR (RGBE precision). No
  * device. */
 #include "io_util.h"
 #include "t.h"
