@@ -96,19 +96,70 @@ static void gpu_release(batch *b, batch_dev *d, int slot)
     pthread_mutex_unlock(&b->mu);
 }
 
-/* Shrink-on-load for a job: the pipeline's minimum input, and the stored size
- * the decoder saw (the geometry is resolved against it). */
-typedef struct shrink_req {
-    const batch_cfg *cfg;
+/* Takes a slot of device d, waiting while all of its slots are taken. */
+static void gpu_acquire_on(batch *b, batch_dev *d, int *slot)
+{
+    pthread_mutex_lock(&b->mu);
+    while (d->free <= 0)
+        pthread_cond_wait(&b->cv, &b->mu);
+    d->free--;
+    int k = 0;
+    while (d->busy >> k & 1)
+        k++;
+    d->busy |= 1ull << k;
+    *slot = k;
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* The device an image decoded now should go to (the one with the most free
+ * slots), or NULL while none is open yet. */
+static batch_dev *gpu_pick(batch *b)
+{
+    batch_dev *best = NULL;
+    pthread_mutex_lock(&b->mu);
+    for (int i = 0; i < b->ndevs; i++)
+        if (!best || b->devs[i].free > best->free)
+            best = &b->devs[i];
+    pthread_mutex_unlock(&b->mu);
+    return best;
+}
+
+/* What the loader asks of a job: shrink-on-load (the pipeline's minimum input,
+ * and the stored size the decoder saw, which the geometry is resolved against)
+ * and where the pixels go (zero-copy: memory the device reads in place). */
+typedef struct load_req {
+    batch *b;
     int w, h;
-} shrink_req;
+    batch_dev *dev; /* the device whose memory the image was decoded into, else NULL */
+} load_req;
 
 static void job_min_size(void *user, int w, int h, int orientation, int *min_w, int *min_h)
 {
-    shrink_req *r = user;
+    load_req *r = user;
+    const batch_cfg *cfg = r->b->cfg;
     r->w = w;
     r->h = h;
-    vkimg_pipeline_min_input(r->cfg->p, w, h, r->cfg->auto_orient ? orientation : 1, min_w, min_h);
+    vkimg_pipeline_min_input(cfg->p, w, h, cfg->auto_orient ? orientation : 1, min_w, min_h);
+}
+
+static int job_alloc(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)
+{
+    load_req *r = user;
+    batch_dev *d = gpu_pick(r->b);
+    if (!d)
+        return 1; /* no device open yet: ordinary memory, copied at upload */
+    int rc = vkimg_image_alloc_device(d->ctx, im, w, h, c, fmt, e);
+    if (!rc)
+        r->dev = d;
+    return rc;
+}
+
+/* VKIMG_ZERO_COPY=0: decode into ordinary memory and copy at upload, copy results
+ * out (to measure what zero-copy saves). */
+static bool zero_copy(void)
+{
+    const char *v = getenv("VKIMG_ZERO_COPY");
+    return !v || strcmp(v, "0");
 }
 
 static void run_job(batch *b, job *j, int worker)
@@ -127,9 +178,11 @@ static void run_job(batch *b, job *j, int worker)
         return;
     }
     double t = cli_now_ms();
-    shrink_req sr = { .cfg = b->cfg };
+    load_req sr = { .b = b };
     vkimg_load_opts lo = b->cfg->lo;
     lo.min_size = job_min_size;
+    if (zero_copy())
+        lo.alloc = job_alloc;
     lo.user = &sr;
     const int tid = worker + 1;
     int rc = vkimg_load_meta(j->in, &lo, &src, &meta, &e);
@@ -149,7 +202,7 @@ static void run_job(batch *b, job *j, int worker)
     }
     vkimg_run_opts ro = { .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src.fmt), .timing = &j->timing,
                           .orientation = b->cfg->auto_orient ? meta.orientation : 1,
-                          .src_w = sr.w, .src_h = sr.h };
+                          .src_w = sr.w, .src_h = sr.h, .device_output = zero_copy() };
     if (b->cfg->auto_orient)
         vkimg_meta_set_orientation(&meta, 1); /* the pixels are upright now: the written tag says so */
     vkimg_save_opts so = b->cfg->so;
@@ -165,7 +218,11 @@ static void run_job(batch *b, job *j, int worker)
     vkimg_image *dst = n > 1 ? levels : &one;
     t = cli_now_ms();
     int slot;
-    batch_dev *d = gpu_acquire(b, &slot);
+    batch_dev *d = sr.dev;
+    if (d) /* decoded into this device's memory */
+        gpu_acquire_on(b, d, &slot);
+    else
+        d = gpu_acquire(b, &slot);
     double t_slot = cli_now_ms();
     j->device = d->index;
     rc = vkimg_run_n(d->ctx, b->cfg->p, &src, &ro, dst, n, &e);

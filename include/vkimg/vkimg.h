@@ -84,12 +84,15 @@ VKIMG_API const char *vkimg_fmt_name(vkimg_fmt f);
 typedef struct vkimg_image {
     int w, h, c;   /* c = 1..4: gray, gray+alpha, RGB, RGBA */
     vkimg_fmt fmt;
-    void *data;    /* malloc()ed; free with vkimg_image_free */
+    void *data;    /* malloc()ed, or device-visible memory (priv); free with vkimg_image_free */
+    void *priv;    /* NULL, or the owner of device-visible data (vkimg_image_alloc_device) */
 } vkimg_image;
 
 VKIMG_API size_t vkimg_image_bytes(const vkimg_image *im);
 /* Allocates data for w*h*c samples of fmt (zeroed). */
 VKIMG_API int vkimg_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e);
+/* Frees data, whichever memory it is in (device-visible memory goes back to its
+ * context, which must still exist). */
 VKIMG_API void vkimg_image_free(vkimg_image *im);
 
 /* ---------------------------------------------------------------- image I/O */
@@ -122,7 +125,13 @@ typedef struct vkimg_load_opts {
      * that keeps both sides at least that big; other formats decode whole.
      * out->w/h are what was decoded: give the stored size to vkimg_run_opts.src_w/h. */
     void (*min_size)(void *user, int w, int h, int orientation, int *min_w, int *min_h);
-    void *user;
+    /* Where the pixels go (optional; e.g. vkimg_image_alloc_device, so that they are
+     * decoded straight into memory the device reads). Called once with the
+     * decoded size; PNG and JPEG decode into it, other formats are decoded and
+     * copied into it. Return 0, or VKIMG_E_* with e filled (the load fails), or
+     * 1 to decline (an ordinary allocation is made instead). */
+    int (*alloc)(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e);
+    void *user; /* for min_size and alloc */
 } vkimg_load_opts;
 
 /* Loads an image file: PNG, JPEG, GIF (first frame), BMP, TGA, PSD (composite),
@@ -301,6 +310,9 @@ typedef struct vkimg_run_opts {
                              device before the pipeline (the orient op) */
     int src_w, src_h;     /* the input's size in its file when the decoder shrank it
                              (vkimg_load_opts.min_size): geometry is resolved against it. 0: in's */
+    bool device_output;   /* the results stay in the device-visible memory the device wrote them to
+                             (vkimg_image.priv set; no copy on the host): read them, then
+                             vkimg_image_free them before the context is destroyed */
 } vkimg_run_opts;
 
 /* Shrink-on-load for p: the smallest size a decoder may deliver for an image
@@ -310,6 +322,14 @@ typedef struct vkimg_run_opts {
  * that the filter still reduces by 2x or more; else w x h. */
 VKIMG_API void vkimg_pipeline_min_input(const vkimg_pipeline *p, int w, int h, int orientation, int *min_w,
                                         int *min_h);
+
+/* Zero-copy images: w*h*c samples of fmt in host memory that ctx's device reads
+ * in place (its upload staging memory, or its own memory where device memory is
+ * host memory: lavapipe, integrated GPUs). Decode into it (vkimg_load_opts.alloc)
+ * and vkimg_run takes it without a copy on the host. Not zeroed. Release it with
+ * vkimg_image_free before ctx is destroyed. Thread-safe. */
+VKIMG_API int vkimg_image_alloc_device(vkimg_ctx *ctx, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt,
+                                       vkimg_err *e);
 
 /* Runs pipeline p on `in` on the device: one upload, all ops on the device,
  * one readback. `out` receives a newly allocated image. A pipeline that writes

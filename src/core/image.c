@@ -66,7 +66,7 @@ int vki_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, bool ze
     if (!im)
         return vki_fail(e, VKIMG_E_RUNTIME, "vkimg_image_alloc: NULL image");
     memset(im, 0, sizeof *im);
-    vkimg_image t = { w, h, c, fmt, NULL };
+    vkimg_image t = { .w = w, .h = h, .c = c, .fmt = fmt };
     if (w <= 0 || h <= 0 || c < 1 || c > 4 || !vkimg_fmt_size(fmt))
         return vki_fail(e, VKIMG_E_RUNTIME, "cannot allocate a %dx%dx%d %s image: invalid size or format", w, h, c,
                         vkimg_fmt_name(fmt));
@@ -86,6 +86,11 @@ void vkimg_image_free(vkimg_image *im)
 {
     if (!im)
         return;
-    free(im->data);
+    if (im->priv) {
+        vki_image_owner *o = im->priv;
+        o->release(o);
+    } else {
+        free(im->data);
+    }
     memset(im, 0, sizeof *im);
 }

@@ -31,6 +31,11 @@ void *vki_calloc_big(size_t n); /* zeroed */
 /* vkimg_image_alloc, with the data left unset unless zero (for results that
  * are written whole at once). */
 int vki_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, bool zero, vkimg_err *e);
+/* What vkimg_image.priv points to when the data is not malloc()ed: the first
+ * member of the owner's own struct (gpu/devimg.c), released by vkimg_image_free. */
+typedef struct vki_image_owner {
+    void (*release)(struct vki_image_owner *o);
+} vki_image_owner;
 /* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + n). */
 void vki_advise_huge(void *p, size_t n);
 

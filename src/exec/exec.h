@@ -72,6 +72,10 @@ int vki_run_begin(vki_gpu *g, bool timing, vki_run **out, vkimg_err *e);
  * staging buffer (copied on the transfer queue where there is one). The device
  * buffer is padded to 12 bytes (kernels may read packed RGB8 as words). */
 int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, VkDeviceAddress *addr, void **host);
+/* An input the caller wrote into a buffer of its own (vki_devimg_alloc: mapped
+ * device memory where g->uma, else upload staging): no host copy; the buffer
+ * stays the caller's and must live until the run ends. */
+int vki_run_input_buf(vki_run *r, const vki_buf *src, size_t bytes, const char *what, VkDeviceAddress *addr);
 /* An output of `bytes` that the kernels write at *addr and the host reads after
  * vki_run_submit through vki_run_output_data(r, *slot); `zero`: cleared on the
  * device before the kernels. */
@@ -83,6 +87,10 @@ vki_rec *vki_run_rec(vki_run *r);
 void vki_run_mark(vki_run *r, const char *name);
 /* Submits, waits, and makes the outputs readable by the host. */
 int vki_run_submit(vki_run *r);
+/* After vki_run_submit: moves output slot's host-visible buffer (the readback
+ * buffer, or the device buffer where g->uma) to *b, for the caller to own
+ * (vki_devimg_adopt); vki_run_output_data gives NULL for it afterwards. */
+int vki_run_take_output(vki_run *r, int slot, vki_buf *b);
 /* After vki_run_submit: the host memory holding output `slot` (valid until vki_run_end). */
 const void *vki_run_output_data(const vki_run *r, int slot);
 /* After vki_run_submit: the device time of the copies of the inputs and of the

@@ -41,6 +41,7 @@ typedef struct run_in {
     vki_buf stage, dev; /* stage empty where g->uma */
     size_t bytes;
     void *host;         /* where the host writes it */
+    bool borrowed;      /* stage (dev where g->uma) is the caller's: not destroyed here */
 } run_in;
 
 typedef struct run_out {
@@ -125,7 +126,7 @@ int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, 
     in->bytes = bytes;
     int rc;
     if (g->uma) {
-        if ((rc = vki_buf_create(g, round_up(bytes, 12), VKI_MEM_MAPPED, what, &in->dev, r->e)))
+        if ((rc = vki_buf_create(g, vki_input_buffer_size(bytes), VKI_MEM_MAPPED, what, &in->dev, r->e)))
             return rc;
         in->host = in->dev.map;
     } else {
@@ -134,7 +135,7 @@ int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, 
         if ((rc = vki_buf_create(g, bytes, VKI_MEM_UPLOAD, name, &in->stage, r->e)))
             return rc;
         /* shared: written on the transfer queue, read on the compute queue */
-        if ((rc = vki_buf_create_shared(g, round_up(bytes, 12), VKI_MEM_DEVICE, what, &in->dev, r->e))) {
+        if ((rc = vki_buf_create_shared(g, vki_input_buffer_size(bytes), VKI_MEM_DEVICE, what, &in->dev, r->e))) {
             vki_buf_destroy(g, &in->stage);
             return rc;
         }
@@ -152,6 +153,38 @@ int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, 
     }
     if (host)
         *host = in->host;
+    *addr = in->dev.addr;
+    return 0;
+}
+
+int vki_run_input_buf(vki_run *r, const vki_buf *src, size_t bytes, const char *what, VkDeviceAddress *addr)
+{
+    vki_gpu *g = r->g;
+    if (r->recording)
+        return declared_late(r, what);
+    if (r->nin == RUN_MAX_IN)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d inputs in one run", what, RUN_MAX_IN);
+    const vki_mem want = g->uma ? VKI_MEM_MAPPED : VKI_MEM_UPLOAD;
+    if (src->kind != want || src->size < (g->uma ? vki_input_buffer_size(bytes) : bytes))
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: not an input buffer of this device (an internal error)", what);
+    run_in *in = &r->in[r->nin];
+    memset(in, 0, sizeof *in);
+    in->bytes = bytes;
+    in->borrowed = true;
+    in->host = src->map;
+    if (g->uma) {
+        in->dev = *src;
+    } else {
+        in->stage = *src;
+        int rc = vki_buf_create_shared(g, vki_input_buffer_size(bytes), VKI_MEM_DEVICE, what, &in->dev, r->e);
+        if (rc)
+            return rc;
+        VkBufferCopy c = { .size = bytes };
+        vkCmdCopyBuffer(r->split ? r->up.cmd : r->ops.cmd, in->stage.buf, in->dev.buf, 1, &c);
+        if (!r->split)
+            r->rec.transfer_pending = true;
+    }
+    r->nin++;
     *addr = in->dev.addr;
     return 0;
 }
@@ -393,6 +426,17 @@ fail:
     return e->code;
 }
 
+int vki_run_take_output(vki_run *r, int slot, vki_buf *b)
+{
+    memset(b, 0, sizeof *b);
+    if (slot < 0 || slot >= r->nout || r->failed)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "output %d of the run: none (an internal error)", slot);
+    vki_buf *src = r->g->uma ? &r->out[slot].dev : &r->out[slot].rb;
+    *b = *src;
+    memset(src, 0, sizeof *src);
+    return 0;
+}
+
 const void *vki_run_output_data(const vki_run *r, int slot)
 {
     if (slot < 0 || slot >= r->nout)
@@ -447,7 +491,10 @@ void vki_run_end(vki_run *r)
         vkDestroyQueryPool(g->dev, r->xqp, NULL);
     vki_rec_release(&r->rec);
     for (int i = 0; i < r->nin; i++) {
-        vki_buf_destroy(g, &r->in[i].stage);
+        if (r->in[i].borrowed && g->uma)
+            continue; /* dev is the caller's */
+        if (!r->in[i].borrowed)
+            vki_buf_destroy(g, &r->in[i].stage);
         vki_buf_destroy(g, &r->in[i].dev);
     }
     for (int i = 0; i < r->nout; i++) {

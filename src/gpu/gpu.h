@@ -146,6 +146,21 @@ int vki_buf_create_shared(vki_gpu *g, VkDeviceSize size, vki_mem kind, const cha
 int vki_buf_flush(vki_gpu *g, vki_buf *b, vkimg_err *e);
 int vki_buf_invalidate(vki_gpu *g, vki_buf *b, vkimg_err *e);
 
+/* The size of a buffer that a kernel reads an input of n bytes from (the
+ * kernels read whole 4-byte words, packed RGB8 three of them at a time). */
+static inline VkDeviceSize vki_input_buffer_size(size_t n) { return ((VkDeviceSize)n + 11) / 12 * 12; }
+
+/* ---- images in device-visible memory (devimg.c; vkimg_image_alloc_device) */
+
+/* A vkimg_image in a new buffer of g that the run engine takes as an input
+ * without a host copy: mapped device memory where g->uma, else upload staging. */
+int vki_devimg_alloc(vki_gpu *g, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e);
+/* Makes buffer b (mapped) the data of image im, which owns it from now on (*b
+ * is cleared; on failure b is destroyed). */
+int vki_devimg_adopt(vki_gpu *g, vki_buf *b, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e);
+/* The buffer of im when its data is device-visible memory of g, else NULL. */
+const vki_buf *vki_devimg_buf(const vkimg_image *im, const vki_gpu *g);
+
 /* ---- kernels: one compute pipeline per (SPIR-V, specialization) */
 /* Specialization constants: the ones every kernel has by their ids
  * (VKI_SPEC_* in vki_shared.h), a kernel's own by the names they have in its

@@ -63,6 +63,9 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
  * critical chunk CRCs, exact zlib size, filter types, palette indices. */
 int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e);
+/* vki_png_decode with the load options' allocator (o->alloc; o may be NULL). */
+int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
+                        const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
 
 /* JPEG through libjpeg-turbo's TurboJPEG API (jpeg.c): baseline, progressive or
  * arithmetic-coded; gray gives 1 channel, colour 3 (RGB), CMYK/YCCK are converted
@@ -117,6 +120,11 @@ static inline uint32_t vki_rd32be(const unsigned char *p)
  * the caller's vki_check_dims: 0, or VKIMG_E_RUNTIME "NAME: out of memory". */
 int vki_decoded_alloc(vkimg_image *out, uint32_t w, uint32_t h, int c, vkimg_fmt fmt, const char *name,
                       vkimg_err *e);
+/* vki_decoded_alloc through the load options' allocator where there is one (and
+ * it does not decline): the memory the decoder writes the image into. Free the
+ * result with vkimg_image_free. */
+int vki_decoded_alloc_opts(const vkimg_load_opts *o, vkimg_image *out, uint32_t w, uint32_t h, int c, vkimg_fmt fmt,
+                           const char *name, vkimg_err *e);
 
 /* ---- encoders */
 

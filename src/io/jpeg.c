@@ -100,7 +100,8 @@ int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, u
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(NULL));
 
     int rc, w = 0, ht = 0, subsamp = 0, cs = 0;
-    unsigned char *data = NULL;
+    unsigned char *data = NULL; /* the CMYK decode */
+    vkimg_image im = { 0 };
     if (tjDecompressHeader3(h, b, (unsigned long)len, &w, &ht, &subsamp, &cs)) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
         goto done;
@@ -122,40 +123,36 @@ int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, u
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: rows too long for TurboJPEG (%dx%d)", name, w, ht);
         goto done;
     }
-    data = vki_malloc_big(bytes);
-    if (!data) {
+    /* the result: where the caller wants it (o->alloc); CMYK is decoded beside it first */
+    if ((rc = vki_decoded_alloc_opts(o, &im, (uint32_t)w, (uint32_t)ht, c, VKIMG_U8, name, e)))
+        goto done;
+    if (cmyk && !(data = vki_malloc_big(bytes))) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, bytes);
         goto done;
     }
-    if (tjDecompress2(h, b, (unsigned long)len, data, w, (int)pitch, ht, cmyk ? TJPF_CMYK : gray ? TJPF_GRAY : TJPF_RGB,
-                      TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)) {
+    if (tjDecompress2(h, b, (unsigned long)len, cmyk ? data : im.data, w, (int)pitch, ht,
+                      cmyk ? TJPF_CMYK : gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
         goto done;
     }
-    if (cmyk) { /* Adobe (inverted) CMYK to RGB in place, see the top of this file */
+    if (cmyk) { /* Adobe (inverted) CMYK to RGB, see the top of this file */
         const size_t np = (size_t)w * (size_t)ht;
+        unsigned char *rgb = im.data;
         for (size_t i = 0; i < np; i++) {
             const unsigned char *s = data + 4 * i;
             unsigned k = s[3];
-            unsigned char r = mul255(s[0], k), g = mul255(s[1], k), bl = mul255(s[2], k);
-            data[3 * i] = r;
-            data[3 * i + 1] = g;
-            data[3 * i + 2] = bl;
+            rgb[3 * i] = mul255(s[0], k);
+            rgb[3 * i + 1] = mul255(s[1], k);
+            rgb[3 * i + 2] = mul255(s[2], k);
         }
-        unsigned char *shrunk = realloc(data, np * 3);
-        if (shrunk)
-            data = shrunk;
     }
-    out->w = w;
-    out->h = ht;
-    out->c = c;
-    out->fmt = VKIMG_U8;
-    out->data = data;
-    data = NULL;
+    *out = im;
+    memset(&im, 0, sizeof im);
     rc = 0;
 
 done:
     free(data);
+    vkimg_image_free(&im);
     tjDestroy(h);
     return rc;
 }

@@ -40,3 +40,25 @@ int vki_decoded_alloc(vkimg_image *out, uint32_t w, uint32_t h, int c, vkimg_fmt
     out->data = p;
     return 0;
 }
+
+int vki_decoded_alloc_opts(const vkimg_load_opts *o, vkimg_image *out, uint32_t w, uint32_t h, int c, vkimg_fmt fmt,
+                           const char *name, vkimg_err *e)
+{
+    if (o && o->alloc) {
+        memset(out, 0, sizeof *out);
+        int rc = o->alloc(o->user, out, (int)w, (int)h, c, fmt, e);
+        if (rc == 0) {
+            if (!out->data || out->w != (int)w || out->h != (int)h || out->c != c || out->fmt != fmt) {
+                vkimg_image_free(out);
+                return vki_fail(e, VKIMG_E_RUNTIME, "%s: the load options' allocator gave no %ux%ux%d image", name,
+                                w, h, c);
+            }
+            return 0;
+        }
+        if (rc != 1) {
+            memset(out, 0, sizeof *out);
+            return rc;
+        }
+    }
+    return vki_decoded_alloc(out, w, h, c, fmt, name, e);
+}

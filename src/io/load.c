@@ -83,17 +83,30 @@ int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg
     if (!dec)
         return what ? vki_fail(e, VKIMG_E_RUNTIME, "%s: %s", name, what)
                     : vki_fail(e, VKIMG_E_RUNTIME, "%s: not a supported image (" FORMAT_LIST ")", name);
-    int rc = dec == vki_jpeg_decode && o && o->min_size ? vki_jpeg_decode_opts(b, len, name, max_pixels, o, out, e)
-                                                        : dec(b, len, name, max_pixels, out, e);
+    /* PNG and JPEG take the options (shrink-on-load, the caller's memory) */
+    const bool opts = o && (o->min_size || o->alloc);
+    int rc = opts && dec == vki_jpeg_decode  ? vki_jpeg_decode_opts(b, len, name, max_pixels, o, out, e)
+           : opts && dec == vki_png_decode ? vki_png_decode_opts(b, len, name, max_pixels, o, out, e)
+                                             : dec(b, len, name, max_pixels, out, e);
     if (rc) {
-        free(out->data); /* decoders leave nothing behind; this only makes sure */
-        memset(out, 0, sizeof *out);
+        vkimg_image_free(out); /* decoders leave nothing behind; this only makes sure */
         return rc;
     }
     if (!out->data || out->w <= 0 || out->h <= 0 || out->c < 1 || out->c > 4) { /* cannot happen */
-        free(out->data);
-        memset(out, 0, sizeof *out);
+        vkimg_image_free(out);
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: decoder returned an invalid image", name);
+    }
+    if (o && o->alloc && !out->priv && dec != vki_jpeg_decode && dec != vki_png_decode) {
+        /* the other decoders write in their own order (planes, bottom-up rows,
+         * scattered frames): decoded, then copied into the caller's memory */
+        vkimg_image dst;
+        if ((rc = vki_decoded_alloc_opts(o, &dst, (uint32_t)out->w, (uint32_t)out->h, out->c, out->fmt, name, e))) {
+            vkimg_image_free(out);
+            return rc;
+        }
+        memcpy(dst.data, out->data, vkimg_image_bytes(out));
+        vkimg_image_free(out);
+        *out = dst;
     }
     return 0;
 }

@@ -383,6 +383,12 @@ static size_t a7_count(size_t n, int o, int s) { return n > (size_t)o ? (n - (si
 int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e)
 {
+    return vki_png_decode_opts(b, len, name, max_pixels, NULL, out, e);
+}
+
+int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
+                        const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e)
+{
     if (!name)
         name = "<memory>";
     if (out)
@@ -404,6 +410,7 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", name);
     int rc = 0;
     unsigned char *zbuf = NULL, *raw = NULL, *img = NULL, *zero = NULL, *tmp = NULL;
+    vkimg_image result = { 0 }; /* the result where it is not raw's rows packed in place */
     struct libdeflate_decompressor *dec = NULL;
     char cn[8];
 
@@ -558,7 +565,9 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
     }
     d->out_c = d->ctype == 3 ? (d->has_trns ? 4 : 3) : d->in_c + (d->has_trns ? 1 : 0);
     /* the result is the unfiltered rows, packed (the in-place fast path) */
-    const int direct = d->out_c == d->in_c && d->depth >= 8 && !interlaced;
+    /* (not when the caller gives the memory: the finished rows are copied into
+     * it while they are in the cache) */
+    const int direct = d->out_c == d->in_c && d->depth >= 8 && !interlaced && !(o && o->alloc);
 
     /* ---- sizes (w, h <= 2^24, <= 64 bits a pixel: no overflow with a 64-bit size_t) */
     const size_t h = d->h, stride = rowbytes + 1;
@@ -644,11 +653,10 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
 #endif
     }
     if (!direct) {
-        img = vki_malloc_big(outrow * h);
-        if (!img) {
-            rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, outrow * h);
+        if ((rc = vki_decoded_alloc_opts(o, &result, d->w, d->h, d->out_c, d->depth == 16 ? VKIMG_U16 : VKIMG_U8, name,
+                                         e)))
             goto done;
-        }
+        img = result.data;
     }
     if (!interlaced) {
         /* ---- unfilter each row in place; the finished row y-1 (no longer needed once
@@ -716,13 +724,18 @@ int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_
     out->c = d->out_c;
     out->fmt = d->depth == 16 ? VKIMG_U16 : VKIMG_U8;
     out->data = img;
+    out->priv = result.priv;
     img = NULL;
+    result.data = NULL;
 
 done:
     libdeflate_free_decompressor(dec);
     free(zbuf);
     free(raw);
-    free(img);
+    if (result.data)
+        vkimg_image_free(&result); /* img is its data */
+    else
+        free(img);
     free(zero);
     free(tmp);
     free(d);

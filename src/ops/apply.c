@@ -106,8 +106,10 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
                       s->nout > 1 ? " (vkimg_run_n with vkimg_pipeline_outputs)" : "");
         goto done;
     }
+    const vki_buf *inbuf = vki_devimg_buf(in, g); /* decoded into device-visible memory: no host copy */
     if ((rc = vki_run_begin(g, o && o->timing, &run, e)) ||
-        (rc = vki_run_input(run, in->data, pl.in_bytes, "input image", &pl.in, NULL)))
+        (rc = inbuf ? vki_run_input_buf(run, inbuf, pl.in_bytes, "input image", &pl.in)
+                    : vki_run_input(run, in->data, pl.in_bytes, "input image", &pl.in, NULL)))
         goto done;
     for (int k = 0; k < n; k++)
         if ((rc = vki_run_output(run, pl.out_bytes[k], false, n > 1 ? "output level" : "output image", &pl.outs[k],
@@ -117,6 +119,13 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
         goto done;
     double t0 = vki_now_ms();
     for (int k = 0; k < n; k++) {
+        if (o && o->device_output) { /* the result stays where the device wrote it */
+            vki_buf b;
+            if ((rc = vki_run_take_output(run, slot[k], &b)) ||
+                (rc = vki_devimg_adopt(g, &b, &out[k], s->out_w[k], s->out_h[k], s->c[s->n], pl.out_fmt, e)))
+                goto done;
+            continue;
+        }
         if ((rc = vki_image_alloc(&out[k], s->out_w[k], s->out_h[k], s->c[s->n], pl.out_fmt, false, e)))
             goto done; /* copied whole below */
         memcpy(out[k].data, vki_run_output_data(run, slot[k]), pl.out_bytes[k]);

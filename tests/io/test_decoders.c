@@ -195,7 +195,7 @@ static int oracle(const unsigned char *p, size_t n, vkimg_image *ref)
     }
     if (!d)
         return -1;
-    *ref = (vkimg_image){ w, h, c, fmt, d };
+    *ref = (vkimg_image){ .w = w, .h = h, .c = c, .fmt = fmt, .data = d };
     return 0;
 }
 

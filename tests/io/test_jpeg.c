@@ -53,7 +53,7 @@ static void test_jpeg(void)
                     unsigned char *s = stbi_load_from_memory(jpg, (int)n, &sw, &sh, &sc, 0);
                     CHECK(s && sw == w && sh == h && sc == want_c, "%s: stb reads %dx%dx%d", name, sw, sh, sc);
                     if (s && sc == want_c) {
-                        ref = (vkimg_image){ sw, sh, sc, VKIMG_U8, s };
+                        ref = (vkimg_image){ .w = sw, .h = sh, .c = sc, .fmt = VKIMG_U8, .data = s };
                         double d = mean_abs_u8(&back, &ref, want_c);
                         CHECK(d < 1.0, "%s: TurboJPEG and stb decodes differ by %.3f on average", name, d);
                     }

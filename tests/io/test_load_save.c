@@ -32,12 +32,12 @@ static void test_basics(void)
               !strcmp(vkimg_fmt_name(VKIMG_F32), "f32") && !strcmp(vkimg_fmt_name(VKIMG_U64), "u64"),
           "fmt names");
 
-    vkimg_image im = { 3, 5, 4, VKIMG_U16, NULL };
+    vkimg_image im = { .w = 3, .h = 5, .c = 4, .fmt = VKIMG_U16 };
     CHECK(vkimg_image_bytes(&im) == 3 * 5 * 4 * 2, "bytes %zu", vkimg_image_bytes(&im));
-    vkimg_image big = { INT_MAX, INT_MAX, 4, VKIMG_U64, NULL };
+    vkimg_image big = { .w = INT_MAX, .h = INT_MAX, .c = 4, .fmt = VKIMG_U64 };
     if (sizeof(size_t) == 8)
         CHECK(vkimg_image_bytes(&big) == 0, "overflow must give 0");
-    vkimg_image bad = { 3, 5, 5, VKIMG_U8, NULL };
+    vkimg_image bad = { .w = 3, .h = 5, .c = 5, .fmt = VKIMG_U8 };
     CHECK(vkimg_image_bytes(&bad) == 0, "c=5 must give 0");
 
     vkimg_err e;
@@ -253,7 +253,7 @@ static void test_save_errors(void)
     FAILED(g_dir, P("wide.tga"), rc, VKIMG_E_RUNTIME, &e, "65535", NULL, 0);
     CHECK(vkimg_save(P("wide.png"), &wide, NULL, &e) == 0, "wide PNG: %s", e.msg);
     vkimg_image_free(&wide);
-    vkimg_image nodata = { 4, 4, 3, VKIMG_U8, NULL };
+    vkimg_image nodata = { .w = 4, .h = 4, .c = 3, .fmt = VKIMG_U8 };
     rc = vkimg_save(out, &nodata, NULL, &e);
     FAILED(g_dir, out, rc, VKIMG_E_RUNTIME, &e, "invalid image", keep, keeplen);
 

@@ -186,7 +186,7 @@ int stb_decode(const unsigned char *p, size_t n, vkimg_image *ref)
                    : (void *)stbi_load_from_memory(p, (int)n, &w, &h, &c, 0);
     if (!d)
         return -1;
-    *ref = (vkimg_image){ w, h, c, is16 ? VKIMG_U16 : VKIMG_U8, d };
+    *ref = (vkimg_image){ .w = w, .h = h, .c = c, .fmt = is16 ? VKIMG_U16 : VKIMG_U8, .data = d };
     return 0;
 }
 

@@ -1,0 +1,217 @@
+/* Zero-copy images: vkimg_image_alloc_device, inputs the run engine takes in
+ * place (vki_run_input_buf), results kept where the device wrote them
+ * (vkimg_run_opts.device_output), and the loader decoding into them
+ * (vkimg_load_opts.alloc): every way gives the bytes of the ordinary path, under
+ * the validation layers, for pipelines of one and several outputs. */
+#include "gpu_harness.h"
+#include "io_util.h"
+#include "t.h"
+#include "vkimg/vkimg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fill(vkimg_image *im, unsigned long long seed)
+{
+    unsigned char *p = im->data;
+    size_t n = vkimg_image_bytes(im);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(t_rand(&seed) >> 56);
+}
+
+static int same(const vkimg_image *a, const vkimg_image *b)
+{
+    return a->w == b->w && a->h == b->h && a->c == b->c && a->fmt == b->fmt &&
+           !memcmp(a->data, b->data, vkimg_image_bytes(a));
+}
+
+/* The pipeline on a malloc()ed copy and on a device image, with and without
+ * device outputs: the same bytes. */
+static void run_both(vkimg_ctx *ctx, const char *text, int w, int h, int c, vkimg_fmt fmt)
+{
+    snprintf(cur_case, sizeof cur_case, "%s on %dx%dx%d %s", text, w, h, c, vkimg_fmt_name(fmt));
+    vkimg_err e;
+    vkimg_pipeline *p = vkimg_pipeline_parse(text, &e);
+    CHECK(p != NULL, "%s: %s", cur_case, e.msg);
+    if (!p)
+        return;
+    vkimg_image dev, host;
+    int rc = vkimg_image_alloc_device(ctx, &dev, w, h, c, fmt, &e);
+    CHECK(rc == 0 && dev.data && dev.priv && dev.w == w && dev.h == h && dev.c == c && dev.fmt == fmt,
+          "%s: alloc_device: %s", cur_case, rc ? e.msg : "fields");
+    if (rc) {
+        vkimg_pipeline_free(p);
+        return;
+    }
+    fill(&dev, (unsigned long long)(w * 131 + h * 7 + c));
+    CHECK(vkimg_image_alloc(&host, w, h, c, fmt, &e) == 0 && host.priv == NULL, "%s: alloc", cur_case);
+    memcpy(host.data, dev.data, vkimg_image_bytes(&dev));
+
+    vkimg_run_opts ro = { .out_fmt = fmt };
+    int n = vkimg_pipeline_outputs(p, &host, &ro, &e);
+    CHECK(n >= 1, "%s: outputs: %s", cur_case, e.msg);
+    if (n < 1)
+        n = 1;
+    vkimg_image *ref = gh_calloc((size_t)n, sizeof *ref), *a = gh_calloc((size_t)n, sizeof *a),
+                *b = gh_calloc((size_t)n, sizeof *b), *hb = gh_calloc((size_t)n, sizeof *hb);
+    rc = vkimg_run_n(ctx, p, &host, &ro, ref, n, &e);
+    CHECK(rc == 0, "%s: host in, host out: %s", cur_case, e.msg);
+    int rca = vkimg_run_n(ctx, p, &dev, &ro, a, n, &e);
+    CHECK(rca == 0, "%s: device in, host out: %s", cur_case, e.msg);
+    vkimg_run_opts rd = ro;
+    rd.device_output = true;
+    int rcb = vkimg_run_n(ctx, p, &dev, &rd, b, n, &e);
+    CHECK(rcb == 0, "%s: device in, device out: %s", cur_case, e.msg);
+    int rcc = vkimg_run_n(ctx, p, &host, &rd, hb, n, &e);
+    CHECK(rcc == 0, "%s: host in, device out: %s", cur_case, e.msg);
+    for (int k = 0; k < n && !rc; k++) {
+        CHECK(!rca && same(&ref[k], &a[k]) && !a[k].priv, "%s: output %d, device input differs", cur_case, k);
+        CHECK(!rcb && same(&ref[k], &b[k]) && b[k].priv, "%s: output %d, device in and out differs", cur_case, k);
+        CHECK(!rcc && same(&ref[k], &hb[k]) && hb[k].priv, "%s: output %d, device output differs", cur_case, k);
+    }
+    /* the input is left as it was */
+    CHECK(!memcmp(host.data, dev.data, vkimg_image_bytes(&dev)), "%s: the device input was changed", cur_case);
+    for (int k = 0; k < n; k++) {
+        vkimg_image_free(&ref[k]);
+        vkimg_image_free(&a[k]);
+        vkimg_image_free(&b[k]);
+        if (!rcc)
+            vkimg_image_free(&hb[k]);
+        CHECK(b[k].data == NULL && b[k].priv == NULL, "%s: freed image cleared", cur_case);
+    }
+    free(ref);
+    free(a);
+    free(b);
+    free(hb);
+    vkimg_image_free(&dev);
+    vkimg_image_free(&host);
+    vkimg_pipeline_free(p);
+}
+
+static void test_runs(vkimg_ctx *ctx)
+{
+    static const struct { int w, h; } sz[] = { { 1, 1 }, { 1, 37 }, { 53, 1 }, { 67, 45 }, { 300, 211 } };
+    static const char *const pipes[] = { "copy", "gray", "blur=1.5", "gray,blur=2", "resize=50%", "mipmaps",
+                                         "thumbnail=16:crop=centre", "flip,levels=0.05:0.9" };
+    for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
+        for (int c = 1; c <= 4; c++)
+            for (size_t k = 0; k < sizeof pipes / sizeof pipes[0]; k++)
+                if (c == 3 || k % 2 == (size_t)(c & 1) || sz[i].w * sz[i].h < 100)
+                    run_both(ctx, pipes[k], sz[i].w, sz[i].h, c, VKIMG_U8);
+    run_both(ctx, "gray,blur=1", 129, 65, 4, VKIMG_U16);
+    run_both(ctx, "blur=1", 33, 17, 3, VKIMG_F32);
+    /* a device image of another context is an ordinary input (copied) */
+    vkimg_err e;
+    vkimg_ctx_opts co = { 0 };
+    vkimg_ctx *other = vkimg_ctx_create(&co, &e);
+    CHECK(other != NULL, "second context: %s", e.msg);
+    if (other) {
+        vkimg_image im, out1 = { 0 }, out2 = { 0 };
+        CHECK(vkimg_image_alloc_device(other, &im, 40, 30, 3, VKIMG_U8, &e) == 0, "alloc on the other: %s", e.msg);
+        fill(&im, 5);
+        vkimg_pipeline *p = vkimg_pipeline_parse("gray", &e);
+        vkimg_run_opts ro = { .out_fmt = VKIMG_U8 };
+        CHECK(vkimg_run(ctx, p, &im, &ro, &out1, &e) == 0, "run on ctx: %s", e.msg);
+        CHECK(vkimg_run(other, p, &im, &ro, &out2, &e) == 0, "run on other: %s", e.msg);
+        CHECK(out1.data && out2.data && same(&out1, &out2), "the same result from either context");
+        vkimg_image_free(&out1);
+        vkimg_image_free(&out2);
+        vkimg_image_free(&im);
+        vkimg_pipeline_free(p);
+        vkimg_ctx_destroy(other);
+    }
+    /* bad arguments */
+    vkimg_image im;
+    CHECK(vkimg_image_alloc_device(NULL, &im, 4, 4, 3, VKIMG_U8, &e) == VKIMG_E_USAGE && !im.data, "NULL ctx");
+    CHECK(vkimg_image_alloc_device(ctx, &im, 0, 4, 3, VKIMG_U8, &e) == VKIMG_E_USAGE && !im.data, "w 0");
+    CHECK(vkimg_image_alloc_device(ctx, &im, 4, 4, 5, VKIMG_U8, &e) == VKIMG_E_USAGE && !im.data, "c 5");
+}
+
+/* ---------------------------------------------------------------- the loader */
+
+typedef struct alloc_req {
+    vkimg_ctx *ctx;
+    int calls, decline;
+} alloc_req;
+
+static int on_alloc(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)
+{
+    alloc_req *r = user;
+    r->calls++;
+    if (r->decline)
+        return 1;
+    return vkimg_image_alloc_device(r->ctx, im, w, h, c, fmt, e);
+}
+
+static void test_load(vkimg_ctx *ctx)
+{
+    char dir[] = "/tmp/vkimg-zc-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    static const char *const exts[] = { "png", "jpg", "bmp", "tga", "hdr" };
+    for (int c = 1; c <= 4; c++)
+        for (size_t x = 0; x < sizeof exts / sizeof exts[0]; x++) {
+            vkimg_fmt fmt = !strcmp(exts[x], "hdr") ? VKIMG_F32 : VKIMG_U8;
+            if ((fmt == VKIMG_F32 && c != 3) || (!strcmp(exts[x], "jpg") && (c == 2 || c == 4)))
+                continue;
+            char path[128];
+            snprintf(path, sizeof path, "%s/t%d.%s", dir, c, exts[x]);
+            snprintf(cur_case, sizeof cur_case, "load %s", path);
+            vkimg_image im;
+            make_image(&im, 61, 37, c, fmt, 1, (unsigned long long)c * 11 + x);
+            vkimg_err e;
+            CHECK(vkimg_save(path, &im, NULL, &e) == 0, "%s: save: %s", cur_case, e.msg);
+            vkimg_image_free(&im);
+            vkimg_image plain, dev, declined;
+            CHECK(vkimg_load(path, NULL, &plain, &e) == 0, "%s: load: %s", cur_case, e.msg);
+            alloc_req r = { .ctx = ctx };
+            vkimg_load_opts lo = { .alloc = on_alloc, .user = &r };
+            int rc = vkimg_load(path, &lo, &dev, &e);
+            CHECK(rc == 0 && r.calls == 1 && dev.priv != NULL && plain.data && same(&plain, &dev),
+                  "%s: into device memory: rc %d, %d calls, priv %p", cur_case, rc, r.calls, dev.priv);
+            alloc_req rd = { .ctx = ctx, .decline = 1 };
+            lo.user = &rd;
+            rc = vkimg_load(path, &lo, &declined, &e);
+            CHECK(rc == 0 && rd.calls >= 1 && declined.priv == NULL && same(&plain, &declined),
+                  "%s: allocator declined: rc %d priv %p", cur_case, rc, declined.priv);
+            /* the device image runs like the plain one */
+            if (!rc && plain.data && dev.data) {
+                vkimg_pipeline *p = vkimg_pipeline_parse("blur=1", &e);
+                vkimg_run_opts ro = { .out_fmt = plain.fmt };
+                vkimg_image o1, o2;
+                CHECK(vkimg_run(ctx, p, &plain, &ro, &o1, &e) == 0 && vkimg_run(ctx, p, &dev, &ro, &o2, &e) == 0 &&
+                          same(&o1, &o2),
+                      "%s: runs differ", cur_case);
+                vkimg_image_free(&o1);
+                vkimg_image_free(&o2);
+                vkimg_pipeline_free(p);
+            }
+            vkimg_image_free(&plain);
+            vkimg_image_free(&dev);
+            vkimg_image_free(&declined);
+            remove(path);
+        }
+    /* an allocator that fails fails the load, with its message, and leaves nothing */
+    char path[128];
+    snprintf(path, sizeof path, "%s/f.png", dir);
+    vkimg_image im;
+    make_image(&im, 9, 9, 3, VKIMG_U8, 0, 1);
+    vkimg_err e;
+    vkimg_save(path, &im, NULL, &e);
+    vkimg_image_free(&im);
+    alloc_req r = { .ctx = NULL }; /* vkimg_image_alloc_device(NULL): a usage error */
+    vkimg_load_opts lo = { .alloc = on_alloc, .user = &r };
+    int rc = vkimg_load(path, &lo, &im, &e);
+    CHECK(rc == VKIMG_E_USAGE && !im.data && strstr(e.msg, "NULL context"), "failing allocator: rc %d %s", rc, e.msg);
+    remove(path);
+    remove(dir);
+}
+
+int main(void)
+{
+    static const gh_suite suites[] = { { "runs", test_runs }, { "load", test_load } };
+    return gh_main("test_zero_copy", suites, 2);
+}
