@@ -247,13 +247,22 @@ const cli_command cli_cmd_compare = {
 typedef struct one_ctx {
     const cli_common *common;
     vkimg_ctx *ctx;
+    int validation_messages;
 } one_ctx;
 
+/* Two images: the context is made when the images are decoded and destroyed
+ * as soon as they are compared, so that its buffers (the images on the device
+ * and the difference image) are gone while the difference image is encoded. */
 static vkimg_ctx *one_get_ctx(void *user, bool acquire, vkimg_err *e)
 {
     one_ctx *c = user;
-    if (!acquire)
+    if (!acquire) {
+        if (c->ctx)
+            c->validation_messages += vkimg_ctx_validation_messages(c->ctx);
+        vkimg_ctx_destroy(c->ctx);
+        c->ctx = NULL;
         return NULL;
+    }
     if (!c->ctx) {
         vkimg_ctx_opts co = cli_ctx_opts(c->common);
         c->ctx = vkimg_ctx_create(&co, e);
@@ -370,8 +379,10 @@ static int run(int argc, char **argv)
         }
     }
 out:
-    if (oc.ctx && vkimg_ctx_validation_messages(oc.ctx)) {
-        cli_error(CLI_CMP_ERROR, "%d validation message(s) reported (see above)", vkimg_ctx_validation_messages(oc.ctx));
+    if (oc.ctx)
+        oc.validation_messages += vkimg_ctx_validation_messages(oc.ctx);
+    if (oc.validation_messages) {
+        cli_error(CLI_CMP_ERROR, "%d validation message(s) reported (see above)", oc.validation_messages);
         rc = CLI_CMP_ERROR;
     }
     vkimg_ctx_destroy(oc.ctx);

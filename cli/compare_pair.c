@@ -538,7 +538,11 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     vkimg_compare_opts oo = *o;
     oo.want_diff = p->diff_out || cfg->report_dir || cfg->keep_diff;
     int crc = vkimg_compare(ctx, A, B, &oo, &p->r, cfg->common.timing ? &p->tm : NULL, &e);
-    get_ctx(ctx_user, false, NULL);
+    get_ctx(ctx_user, false, NULL); /* two images: the context goes now, with its buffers */
+    if (!cfg->report_dir) { /* the pixels are not needed any more: less memory while the diff is encoded */
+        vkimg_image_free(&jb.im);
+        vkimg_image_free(&ja.im);
+    }
     if (crc) {
         set_error(p, p->r.verdict == VKIMG_CMP_MISMATCH ? CLI_CMP_MISMATCH : CLI_CMP_ERROR, e.msg);
         goto done;
