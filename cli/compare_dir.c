@@ -153,8 +153,10 @@ int cmp_run_dirs(cmp_cfg *cfg, const char *expected, const char *actual)
     pthread_cond_init(&d.cv, NULL);
     if (scan(expected, &ea) || scan(actual, &aa))
         goto out;
-    qsort(ea.v, (size_t)ea.n, sizeof *ea.v, cmp_str);
-    qsort(aa.v, (size_t)aa.n, sizeof *aa.v, cmp_str);
+    if (ea.n) /* qsort(NULL, 0) is undefined */
+        qsort(ea.v, (size_t)ea.n, sizeof *ea.v, cmp_str);
+    if (aa.n)
+        qsort(aa.v, (size_t)aa.n, sizeof *aa.v, cmp_str);
     if (!ea.n && !aa.n) {
         cli_error(CLI_CMP_ERROR, "compare: no image files in %s or %s", expected, actual);
         goto out;
