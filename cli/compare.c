@@ -1,29 +1,53 @@
-/* vkimg compare A B [--fail X] [--failpercent P] [--hardfail H] [--warn X]
- *                   [--warnpercent P] [--hardwarn H] [--ssim] [--diff PATH]
- *                   [--diff-on-fail] [--scale K] [--json] [--device D]
- *                   [--timing] [--validate]
+/* vkimg compare A B [options]            two images
+ * vkimg compare EXPECTED_DIR ACTUAL_DIR  two directories (compare_dir.c)
+ * vkimg compare --server                 odiff's JSON-lines server (server.c)
  *
- * Compares two images on the device, like OpenImageIO's idiff (vkimg_compare).
- * Errors are per sample on values normalized to [0,1] (u8 / 255, u16 / 65535,
- * float as is), so a u8 and a u16 image of the same picture compare equal.
- * A pixel fails (warns) when some channel's error exceeds --fail (--warn).
- * Verdict: FAILURE if more than --failpercent % of the pixels fail or the
- * largest error exceeds --hardfail; else WARNING if more than --warnpercent %
- * warn or the largest error exceeds --hardwarn; else PASS. Defaults: fail and
- * warn 1e-6, percents 0, hard limits inf.
+ * Compares two images on the device (vkimg_compare), like OpenImageIO's idiff
+ * (--metric abs, the default) or like pixelmatch / odiff (--metric yiq).
+ *
+ * ABS: errors are per sample on values normalized to [0,1] (u8 / 255, u16 /
+ * 65535, float as is), so a u8 and a u16 image of the same picture compare
+ * equal. A pixel fails (warns) when some channel's error exceeds --fail
+ * (--warn). Verdict: FAILURE if more than --failpercent % of the pixels fail
+ * or the largest error exceeds --hardfail; else WARNING if more than
+ * --warnpercent % warn or the largest error exceeds --hardwarn; else PASS.
+ * Defaults: fail and warn 1e-6, percents 0, hard limits inf.
+ *
+ * YIQ: pixelmatch 7.2.0's squared YIQ colour delta of 8-bit RGBA (blended with
+ * its checkerboard where not opaque) against 35215 * --threshold^2; with --aa,
+ * pixels that its detector calls anti-aliased are not counted (pixelmatch's
+ * includeAA=false, odiff's --antialiasing). Verdict: FAILURE if any pixel
+ * differs, else PASS. Images of 1..3 channels are compared as RGBA (gray ->
+ * R = G = B, alpha 255), so an RGB and an RGBA image of one size compare.
+ *
+ * Both metrics: --ignore x1:y1-x2:y2 (odiff's syntax, inclusive corners, may
+ * repeat, comma-separated lists) and --mask PATH (nonzero first channel) leave
+ * pixels out of every count; --max-diff-pixels N / --max-diff-ratio R
+ * (Playwright's names) allow that many differing pixels (a budget replaces
+ * --failpercent and --warnpercent); --allow-size-mismatch compares images of
+ * different sizes over their top-left overlap, every other pixel of the larger
+ * extent counting as different.
+ *
+ * Byte-identical files PASS without being decoded ("identical files"), unless
+ * a difference image has to be written; otherwise the two images decode on two
+ * threads while the device context opens.
  *
  * Exit codes (idiff's): 0 PASS, 1 WARNING, 2 FAILURE, 3 the images differ in
- * size or channel count (nothing is compared, not even common channels),
- * 4 error: file, usage (note: usage errors are 4 here, not 2), device, or
- * validation messages with --validate.
+ * size (without --allow-size-mismatch) or channel count (ABS), 4 error: file,
+ * usage (note: usage errors are 4 here, not 2), device, or validation messages
+ * with --validate. Directories: the worst pair's code.
  *
- * --diff PATH writes |A - B| * --scale (default 1) as an 8-bit image, per
- * channel (alpha included), clamped to 1 (255); the extension picks the format
- * (.hdr: float, the 8-bit values / 255). The file is written atomically, and
- * only after a successful comparison. --diff-on-fail writes it only when the
- * verdict is FAILURE (needs --diff).
+ * --diff PATH writes the difference image (ABS: |A - B| * --scale (default 1)
+ * as an 8-bit image, per channel, alpha included, clamped to 255; YIQ:
+ * pixelmatch's RGBA picture); the extension picks the format (.hdr: float, the
+ * 8-bit values / 255). The file is written atomically, and only after a
+ * successful comparison. --diff-on-fail writes it only when the verdict is
+ * FAILURE (needs --diff).
  *
- * JSON schema (version 1), one object on stdout:
+ * JSON schema (version 1), one object on stdout (README: the fields added
+ * since: identical, metric, threshold, aa, ndiff, naa, compared, ignored,
+ * outside, diff_ratio, diff_percentage, max_diff_pixels, max_diff_ratio,
+ * size_a, size_b, bytes_a, bytes_b; "name" in directory mode):
  * { "version": 1,
  *   "a": str, "b": str,                 the two paths
  *   "width": int, "height": int, "channels": int,
@@ -43,16 +67,49 @@
  * When the sizes or channel counts differ (exit 3):
  * { "version": 1, "a": str, "b": str, "verdict": "MISMATCH", "exit_code": 3,
  *   "size_a": [w, h, c], "size_b": [w, h, c], "error": str }
- * Other errors print nothing on stdout (message on stderr, exit 4). */
-#include "cli.h"
+ * Other errors print nothing on stdout for two images (message on stderr,
+ * exit 4); in directory mode an object with "verdict": "ERROR". */
+#define _GNU_SOURCE
+#define _GNU_SOURCE
+#include "compare.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-enum { O_FAIL, O_FAILPERCENT, O_HARDFAIL, O_WARN, O_WARNPERCENT, O_HARDWARN, O_SSIM, O_DIFF, O_DIFF_ON_FAIL, O_SCALE };
+enum {
+    O_FAIL,
+    O_FAILPERCENT,
+    O_HARDFAIL,
+    O_WARN,
+    O_WARNPERCENT,
+    O_HARDWARN,
+    O_SSIM,
+    O_DIFF,
+    O_DIFF_ON_FAIL,
+    O_SCALE,
+    O_METRIC,
+    O_THRESHOLD,
+    O_AA,
+    O_IGNORE,
+    O_MASK,
+    O_MAX_DIFF_PIXELS,
+    O_MAX_DIFF_RATIO,
+    O_ALLOW_SIZE_MISMATCH,
+    O_FAIL_ON_NEW,
+    O_JUNIT,
+    O_REPORT,
+    O_SERVER,
+    O_THREADS,
+};
 
 static const cli_opt compare_opts[] = {
     { "--fail", NULL, CLI_NUM, "X", "a pixel fails if some channel's error > X (default 1e-6)", .dlo = 0,
@@ -68,232 +125,270 @@ static const cli_opt compare_opts[] = {
     { "--hardwarn", NULL, CLI_NUM, "H", "WARNING if any error > H (default inf)", .dlo = 0, .dhi = INFINITY,
       .allow_inf = true, .id = O_HARDWARN },
     { "--ssim", NULL, CLI_FLAG, NULL, "also the mean SSIM (Gaussian 11x11, sigma 1.5)", .id = O_SSIM },
-    { "--diff", NULL, CLI_STR, "PATH", "write |A-B| * K as an 8-bit image (per channel, clamped)", .id = O_DIFF },
+    { "--metric", NULL, CLI_STR, "M",
+      "abs (idiff: per-sample error, the default) or yiq (pixelmatch/odiff: YIQ colour delta of 8-bit RGBA)",
+      .id = O_METRIC },
+    { "--threshold", "-t", CLI_NUM, "T", "yiq: colour delta threshold 0..1 (default 0.1; pixelmatch's, odiff's)",
+      .dlo = 0, .dhi = 1, .id = O_THRESHOLD },
+    { "--aa", NULL, CLI_FLAG, NULL,
+      "yiq: don't count anti-aliased pixels (pixelmatch includeAA=false, odiff --antialiasing)", .id = O_AA },
+    { "--ignore", NULL, CLI_STR, "REGIONS",
+      "leave out x1:y1-x2:y2[,...] (inclusive corners, odiff's syntax; may repeat)", .id = O_IGNORE },
+    { "--mask", NULL, CLI_STR, "PATH", "leave out the pixels whose first channel is nonzero in this image (A's size)",
+      .id = O_MASK },
+    { "--max-diff-pixels", NULL, CLI_INT, "N", "FAILURE only if more than N pixels differ (Playwright's maxDiffPixels)",
+      0, LONG_MAX, .id = O_MAX_DIFF_PIXELS },
+    { "--max-diff-ratio", NULL, CLI_NUM, "R",
+      "FAILURE only if more than R (0..1) of the pixels differ (Playwright's maxDiffPixelRatio)", .dlo = 0, .dhi = 1,
+      .id = O_MAX_DIFF_RATIO },
+    { "--allow-size-mismatch", NULL, CLI_FLAG, NULL,
+      "compare images of different sizes over their overlap; the other pixels count as different",
+      .id = O_ALLOW_SIZE_MISMATCH },
+    { "--diff", NULL, CLI_STR, "PATH",
+      "write the difference image (abs: |A-B| * K per channel; yiq: pixelmatch's picture); directories: a "
+      "directory, one PNG per pair that is not PASS",
+      .id = O_DIFF },
     { "--diff-on-fail", NULL, CLI_FLAG, NULL, "write it only when the verdict is FAILURE", .id = O_DIFF_ON_FAIL },
-    { "--scale", NULL, CLI_NUM, "K", "scale of the difference image (default 1)", .dlo = 0, .dhi = 1e30,
+    { "--scale", NULL, CLI_NUM, "K", "abs: scale of the difference image (default 1)", .dlo = 0, .dhi = 1e30,
       .id = O_SCALE },
+    { "--fail-on-new", NULL, CLI_FLAG, NULL,
+      "directories: a file only in ACTUAL fails the run (a file only in EXPECTED always does)", .id = O_FAIL_ON_NEW },
+    { "--junit", NULL, CLI_STR, "FILE", "also write JUnit XML (one testcase per pair)", .id = O_JUNIT },
+    { "--report", NULL, CLI_STR, "DIR",
+      "also write an HTML report into DIR (index.html, images; self-contained, no network)", .id = O_REPORT },
+    { "--threads", NULL, CLI_INT, "N", "directories: pairs decoded at once (default: all cores)", 1, 1024,
+      .id = O_THREADS },
+    { "--server", NULL, CLI_FLAG, NULL,
+      "read odiff's JSON requests on stdin, one per line; answer one JSON line each (README)", .id = O_SERVER },
 };
 
 typedef struct args {
-    const char *pa, *pb, *diff_path;
-    bool diff_on_fail;
-    vkimg_compare_opts o;
+    const char *pa, *pb;
+    cmp_cfg *cfg;
+    bool have_threshold;
 } args;
 
 static int on_arg(void *user, int id, const cli_value *v)
 {
     args *a = user;
+    cmp_cfg *c = a->cfg;
+    vkimg_err e = { 0 };
     switch (id) {
-    case O_FAIL: a->o.fail = v->d; break;
-    case O_FAILPERCENT: a->o.failpercent = v->d; break;
-    case O_HARDFAIL: a->o.hardfail = v->d; break;
-    case O_WARN: a->o.warn = v->d; break;
-    case O_WARNPERCENT: a->o.warnpercent = v->d; break;
-    case O_HARDWARN: a->o.hardwarn = v->d; break;
-    case O_SSIM: a->o.ssim = true; break;
-    case O_DIFF: a->diff_path = v->str; break;
-    case O_DIFF_ON_FAIL: a->diff_on_fail = true; break;
-    case O_SCALE: a->o.diff_scale = v->d; break;
+    case O_FAIL: c->o.fail = v->d; break;
+    case O_FAILPERCENT: c->o.failpercent = v->d; break;
+    case O_HARDFAIL: c->o.hardfail = v->d; break;
+    case O_WARN: c->o.warn = v->d; break;
+    case O_WARNPERCENT: c->o.warnpercent = v->d; break;
+    case O_HARDWARN: c->o.hardwarn = v->d; break;
+    case O_SSIM: c->o.ssim = true; break;
+    case O_DIFF: c->diff_path = v->str; break;
+    case O_DIFF_ON_FAIL: c->diff_on_fail = true; break;
+    case O_SCALE: c->o.diff_scale = v->d; break;
+    case O_METRIC:
+        if (!strcasecmp(v->str, "abs"))
+            c->o.metric = VKIMG_METRIC_ABS;
+        else if (!strcasecmp(v->str, "yiq"))
+            c->o.metric = VKIMG_METRIC_YIQ;
+        else
+            return cli_error(CLI_CMP_ERROR, "compare: --metric '%s': abs or yiq", v->str);
+        break;
+    case O_THRESHOLD:
+        c->o.threshold = v->d;
+        a->have_threshold = true;
+        break;
+    case O_AA: c->o.aa = true; break;
+    case O_IGNORE:
+        if (cmp_parse_regions(c, v->str, &e))
+            return cli_error(CLI_CMP_ERROR, "compare: %s", e.msg);
+        break;
+    case O_MASK: c->mask_path = v->str; break;
+    case O_MAX_DIFF_PIXELS: c->o.max_diff_pixels = (double)v->i; break;
+    case O_MAX_DIFF_RATIO: c->o.max_diff_ratio = v->d; break;
+    case O_ALLOW_SIZE_MISMATCH: c->o.allow_size_mismatch = true; break;
+    case O_FAIL_ON_NEW: c->fail_on_new = true; break;
+    case O_JUNIT: c->junit_path = v->str; break;
+    case O_REPORT: c->report_dir = v->str; break;
+    case O_THREADS: c->threads = (int)v->i; break;
+    case O_SERVER: c->server = true; break;
     case CLI_POSITIONAL:
         if (!a->pa)
             a->pa = v->str;
         else if (!a->pb)
             a->pb = v->str;
         else
-            return cli_error(CLI_CMP_ERROR, "compare: two images only ('%s' is extra)", v->str);
+            return cli_error(CLI_CMP_ERROR, "compare: two images or two directories only ('%s' is extra)", v->str);
         break;
     }
     return 0;
 }
 
-/* Writes the U8 diff image in the format the path's extension takes. */
-static int save_diff(const char *path, const vkimg_image *d, vkimg_err *e)
-{
-    vkimg_fmt want = vkimg_file_fmt(vkimg_file_kind_of(path), VKIMG_U8);
-    if (want == VKIMG_U8)
-        return vkimg_save(path, d, NULL, e);
-    vkimg_image f = { 0 };
-    int rc = vkimg_image_alloc(&f, d->w, d->h, d->c, want, e);
-    if (rc)
-        return rc;
-    size_t n = (size_t)d->w * d->h * d->c;
-    for (size_t i = 0; i < n; i++) {
-        double v = ((const uint8_t *)d->data)[i];
-        if (want == VKIMG_F32)
-            ((float *)f.data)[i] = (float)(v / 255.0);
-        else if (want == VKIMG_U16)
-            ((uint16_t *)f.data)[i] = (uint16_t)(v * 257);
-    }
-    rc = vkimg_save(path, &f, NULL, e);
-    vkimg_image_free(&f);
-    return rc;
-}
+/* ---------------------------------------------------------------- the command */
 
 static int run(int argc, char **argv);
 
 const cli_command cli_cmd_compare = {
     .name = "compare",
-    .synopsis = "vkimg compare A B [options]",
-    .summary = "Compares two images on the GPU (idiff-style): mean, RMS and peak SNR of the per-sample error on "
-               "values normalized to [0,1], the largest error and where, pixels over the fail/warn thresholds, "
-               "optional SSIM, and a verdict.",
+    .synopsis = "vkimg compare A B | EXPECTED_DIR ACTUAL_DIR | --server [options]",
+    .summary = "Compares two images on the GPU: idiff's metrics (--metric abs: mean, RMS and peak SNR of the "
+               "per-sample error on values normalized to [0,1], the largest error and where, pixels over the "
+               "fail/warn thresholds, optional SSIM) or pixelmatch's and odiff's (--metric yiq: pixels whose YIQ "
+               "colour delta exceeds --threshold, optionally not counting anti-aliasing), with ignore regions, "
+               "masks and pixel budgets, and a verdict. Byte-identical files pass without decoding. Two "
+               "directories are compared file by file (relative paths; new and missing files reported), with "
+               "optional JUnit XML and an HTML report; --server answers odiff's JSON requests.",
     .opts = compare_opts,
     .nopts = (int)(sizeof compare_opts / sizeof compare_opts[0]),
     .common = true,
-    .exit_text = "exit codes: 0 PASS, 1 WARNING, 2 FAILURE, 3 size/channel mismatch, 4 error (file, usage, device)",
+    .exit_text = "exit codes: 0 PASS, 1 WARNING, 2 FAILURE, 3 size/channel mismatch, 4 error (file, usage, device); "
+                 "directories: the worst pair's",
     .run = run,
 };
 
+typedef struct one_ctx {
+    const cli_common *common;
+    vkimg_ctx *ctx;
+    int validation_messages;
+} one_ctx;
+
+/* Two images: the context is made when the images are decoded and destroyed
+ * as soon as they are compared, so that its buffers (the images on the device
+ * and the difference image) are gone while the difference image is encoded. */
+static vkimg_ctx *one_get_ctx(void *user, bool acquire, vkimg_err *e)
+{
+    one_ctx *c = user;
+    if (!acquire) {
+        if (c->ctx)
+            c->validation_messages += vkimg_ctx_validation_messages(c->ctx);
+        vkimg_ctx_destroy(c->ctx);
+        c->ctx = NULL;
+        return NULL;
+    }
+    if (!c->ctx) {
+        vkimg_ctx_opts co = cli_ctx_opts(c->common);
+        c->ctx = vkimg_ctx_create(&co, e);
+    }
+    return c->ctx;
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
 static int run(int argc, char **argv)
 {
-    args args_ = { .o = VKIMG_COMPARE_DEFAULTS };
-    cli_common common = { 0 };
-    int prc = cli_parse(&cli_cmd_compare, argc, argv, &common, CLI_CMP_ERROR, on_arg, &args_);
-    if (prc)
-        return prc < 0 ? 0 : prc;
-    const char *pa = args_.pa, *pb = args_.pb, *diff_path = args_.diff_path;
-    const bool json = common.json, timing = common.timing, diff_on_fail = args_.diff_on_fail;
-    vkimg_compare_opts o = args_.o;
-    if (!pb)
-        return cli_error(CLI_CMP_ERROR, "compare: needs two images (see 'vkimg compare --help')");
-    if (diff_on_fail && !diff_path)
-        return cli_error(CLI_CMP_ERROR, "compare: --diff-on-fail needs --diff PATH");
+    cmp_cfg cfg = { .o = VKIMG_COMPARE_DEFAULTS };
+    args a = { .cfg = &cfg };
+    int rc = cli_parse(&cli_cmd_compare, argc, argv, &cfg.common, CLI_CMP_ERROR, on_arg, &a);
+    if (rc) {
+        free(cfg.rects);
+        return rc < 0 ? 0 : rc;
+    }
     vkimg_err e = { 0 };
-    if (diff_path && vkimg_check_output(diff_path, &e))
-        return cli_error(CLI_CMP_ERROR, "compare: --diff: %s", e.msg);
-    o.want_diff = diff_path != NULL;
-
-    vkimg_image a = { 0 }, b = { 0 };
-    vkimg_ctx *ctx = NULL;
-    vkimg_compare_result r = { 0 };
-    vkimg_timing tm = { 0 };
-    int rc = CLI_CMP_ERROR;
-    double t0 = cli_now_ms();
-    if (vkimg_load(pa, NULL, &a, &e) || vkimg_load(pb, NULL, &b, &e)) {
-        cli_error(CLI_CMP_ERROR, "%s", e.msg);
-        goto done;
+    one_ctx oc = { .common = &cfg.common };
+    cmp_pair p = { 0 };
+    bool dirs = a.pa && a.pb && is_dir(a.pa) && is_dir(a.pb);
+    rc = CLI_CMP_ERROR;
+    if (a.have_threshold && cfg.o.metric != VKIMG_METRIC_YIQ && !cfg.server) {
+        cli_error(CLI_CMP_ERROR, "compare: --threshold is the YIQ threshold: it needs --metric yiq (abs: --fail)");
+        goto out;
     }
-    double decode_ms = cli_now_ms() - t0;
-    if (a.w != b.w || a.h != b.h || a.c != b.c) {
-        char msg[1024 + 64];
-        snprintf(msg, sizeof msg,
-                 "compare: the images differ in size or channels, not compared: %s is %dx%d with %d channel(s), %s is "
-                 "%dx%d with %d channel(s)",
-                 pa, a.w, a.h, a.c, pb, b.w, b.h, b.c);
-        if (json) {
-            printf("{\"version\": 1, \"a\": ");
-            json_str(stdout, pa);
-            printf(", \"b\": ");
-            json_str(stdout, pb);
-            printf(", \"verdict\": \"MISMATCH\", \"exit_code\": 3, \"size_a\": [%d, %d, %d], \"size_b\": [%d, %d, %d], "
-                   "\"error\": ",
-                   a.w, a.h, a.c, b.w, b.h, b.c);
-            json_str(stdout, msg);
-            printf("}\n");
+    if (cfg.o.aa && cfg.o.metric != VKIMG_METRIC_YIQ && !cfg.server) {
+        cli_error(CLI_CMP_ERROR, "compare: --aa needs --metric yiq");
+        goto out;
+    }
+    if (cfg.server) {
+        if (a.pa || cfg.diff_path || cfg.junit_path || cfg.report_dir) {
+            cli_error(CLI_CMP_ERROR, "compare --server: takes no files, --diff, --junit or --report (each request "
+                                     "names its files)");
+            goto out;
         }
-        rc = cli_error(CLI_CMP_MISMATCH, "%s", msg);
-        goto done;
+    } else if (!a.pb) {
+        cli_error(CLI_CMP_ERROR, "compare: needs two images or two directories (see 'vkimg compare --help')");
+        goto out;
+    } else if (!dirs && (is_dir(a.pa) || is_dir(a.pb))) {
+        cli_error(CLI_CMP_ERROR, "compare: %s is a directory and %s is not: compare two images or two directories",
+                  is_dir(a.pa) ? a.pa : a.pb, is_dir(a.pa) ? a.pb : a.pa);
+        goto out;
     }
-    vkimg_ctx_opts co = cli_ctx_opts(&common);
-    ctx = vkimg_ctx_create(&co, &e);
-    if (!ctx) {
-        cli_error(CLI_CMP_ERROR, "%s", e.msg);
-        goto done;
+    if (cfg.diff_on_fail && !cfg.diff_path) {
+        cli_error(CLI_CMP_ERROR, "compare: --diff-on-fail needs --diff PATH");
+        goto out;
     }
-    if (vkimg_compare(ctx, &a, &b, &o, &r, &tm, &e)) {
-        rc = cli_error(r.verdict == VKIMG_CMP_MISMATCH ? CLI_CMP_MISMATCH : CLI_CMP_ERROR, "%s", e.msg);
-        goto done;
+    if (!dirs && !cfg.server && (cfg.junit_path || cfg.report_dir || cfg.fail_on_new)) {
+        cli_error(CLI_CMP_ERROR, "compare: --junit, --report and --fail-on-new are for two directories");
+        goto out;
     }
-    int verdict = r.verdict == VKIMG_CMP_FAIL ? CLI_CMP_FAIL : r.verdict == VKIMG_CMP_WARN ? CLI_CMP_WARN : CLI_CMP_PASS;
-    const char *vword = verdict == CLI_CMP_FAIL ? "FAILURE" : verdict == CLI_CMP_WARN ? "WARNING" : "PASS";
-    bool write_diff = diff_path && (!diff_on_fail || verdict == CLI_CMP_FAIL);
-    double t1 = cli_now_ms();
-    if (write_diff && save_diff(diff_path, &r.diff, &e)) {
+    if (!dirs && cfg.diff_path && vkimg_check_output(cfg.diff_path, &e)) {
         cli_error(CLI_CMP_ERROR, "compare: --diff: %s", e.msg);
-        goto done;
+        goto out;
     }
-    tm.encode_ms = cli_now_ms() - t1;
+    if (cfg.junit_path) {
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s.png", cfg.junit_path); /* the directory is writable */
+        if (vkimg_check_output(probe, &e)) {
+            cli_error(CLI_CMP_ERROR, "compare: --junit %s: %s", cfg.junit_path, e.msg);
+            goto out;
+        }
+    }
+    if (cfg.mask_path && vkimg_load(cfg.mask_path, NULL, &cfg.mask, &e)) {
+        cli_error(CLI_CMP_ERROR, "compare: --mask: %s", e.msg);
+        goto out;
+    }
+    if (cfg.mask.data)
+        cfg.o.mask = &cfg.mask;
+    if (cfg.server) {
+        rc = cmp_run_server(&cfg);
+        goto out;
+    }
+    if (dirs) {
+        rc = cmp_run_dirs(&cfg, a.pa, a.pb);
+        goto out;
+    }
 
-    static const char *const cname4[] = { "R", "G", "B", "A" };
-    char where[64];
-    snprintf(where, sizeof where, "(%d, %d, %s)", r.max_x, r.max_y,
-             a.c <= 2 ? (r.max_c == 0 ? "gray" : "alpha") : cname4[r.max_c]);
-    if (json) {
-        printf("{\"version\": 1, \"a\": ");
-        json_str(stdout, pa);
-        printf(", \"b\": ");
-        json_str(stdout, pb);
-        printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"format_a\": \"%s\", \"format_b\": \"%s\", "
-               "\"pixels\": %llu, \"mae\": ",
-               a.w, a.h, a.c, vkimg_fmt_name(a.fmt), vkimg_fmt_name(b.fmt), (unsigned long long)r.pixels);
-        json_num(stdout, r.mae);
-        printf(", \"rmse\": ");
-        json_num(stdout, r.rmse);
-        printf(", \"psnr\": ");
-        json_num(stdout, r.psnr);
-        printf(", \"max_error\": ");
-        json_num(stdout, r.max_err);
-        printf(", \"max_x\": %d, \"max_y\": %d, \"max_channel\": %d, \"fail\": ", r.max_x, r.max_y, r.max_c);
-        json_num(stdout, o.fail);
-        printf(", \"failpercent\": ");
-        json_num(stdout, o.failpercent);
-        printf(", \"hardfail\": ");
-        json_num(stdout, o.hardfail);
-        printf(", \"warn\": ");
-        json_num(stdout, o.warn);
-        printf(", \"warnpercent\": ");
-        json_num(stdout, o.warnpercent);
-        printf(", \"hardwarn\": ");
-        json_num(stdout, o.hardwarn);
-        printf(", \"nfail\": %llu, \"pct_fail\": ", (unsigned long long)r.nfail);
-        json_num(stdout, r.pct_fail);
-        printf(", \"nwarn\": %llu, \"pct_warn\": ", (unsigned long long)r.nwarn);
-        json_num(stdout, r.pct_warn);
-        printf(", \"ssim\": ");
-        json_num(stdout, r.ssim);
-        printf(", \"verdict\": \"%s\", \"exit_code\": %d, \"diff\": ", vword, verdict);
-        if (write_diff)
-            json_str(stdout, diff_path);
-        else
-            fputs("null", stdout);
-        printf("}\n");
+    /* two images */
+    p.a = strdup(a.pa);
+    p.b = strdup(a.pb);
+    p.diff_out = cfg.diff_path ? strdup(cfg.diff_path) : NULL;
+    if (!p.a || !p.b || (cfg.diff_path && !p.diff_out)) {
+        cli_error(CLI_CMP_ERROR, "out of memory");
+        goto out;
+    }
+    cmp_pair_run(&cfg, &p, one_get_ctx, &oc, true);
+    rc = p.code;
+    if (p.kind == CMP_ERROR) {
+        cli_error(rc, "%s", p.err);
+    } else if (p.kind == CMP_MISMATCH) {
+        if (cfg.common.json)
+            cmp_print_json(&cfg, &p, stdout);
+        cli_error(rc, "%s", p.err);
     } else {
-        printf("Comparing \"%s\" and \"%s\"\n", pa, pb);
-        printf("  %d x %d, %d channel%s (%s vs %s); errors on values normalized to [0,1]\n", a.w, a.h, a.c,
-               a.c > 1 ? "s" : "", vkimg_fmt_name(a.fmt), vkimg_fmt_name(b.fmt));
-        printf("  Mean error = %.6g\n", r.mae);
-        printf("  RMS error = %.6g\n", r.rmse);
-        if (isinf(r.psnr))
-            printf("  Peak SNR = inf\n");
-        else
-            printf("  Peak SNR = %.6g dB\n", r.psnr);
-        printf("  Max error  = %.6g @ %s\n", r.max_err, where);
-        if (o.ssim)
-            printf("  SSIM = %.8f\n", r.ssim);
-        printf("  %llu pixels (%.4g%%) over %g (fail)\n", (unsigned long long)r.nfail, r.pct_fail, o.fail);
-        printf("  %llu pixels (%.4g%%) over %g (warn)\n", (unsigned long long)r.nwarn, r.pct_warn, o.warn);
-        if (write_diff)
-            printf("  difference image (x%g) written to %s\n", o.diff_scale, diff_path);
-        printf("%s\n", vword);
+        if (cfg.common.json)
+            cmp_print_json(&cfg, &p, stdout);
+        else if (cli_verbose >= 0)
+            cmp_print_text(&cfg, &p, true, stdout);
+        fflush(stdout);
+        if (cfg.common.timing) {
+            p.tm.decode_ms = p.read_ms + p.decode_ms;
+            p.tm.encode_ms = p.encode_ms;
+            p.tm.total_ms = p.total_ms;
+            char what[8300];
+            snprintf(what, sizeof what, "compare %s %s", p.a, p.b);
+            cli_print_timing(&p.tm, what);
+        }
     }
-    fflush(stdout);
-    rc = verdict;
-    if (timing) {
-        tm.decode_ms = decode_ms;
-        tm.total_ms += decode_ms + tm.encode_ms;
-        char what[8300];
-        snprintf(what, sizeof what, "compare %s %s", pa, pb);
-        cli_print_timing(&tm, what);
-    }
-
-done:
-    if (ctx && vkimg_ctx_validation_messages(ctx)) {
-        cli_error(CLI_CMP_ERROR, "%d validation message(s) reported (see above)", vkimg_ctx_validation_messages(ctx));
+out:
+    if (oc.ctx)
+        oc.validation_messages += vkimg_ctx_validation_messages(oc.ctx);
+    if (oc.validation_messages) {
+        cli_error(CLI_CMP_ERROR, "%d validation message(s) reported (see above)", oc.validation_messages);
         rc = CLI_CMP_ERROR;
     }
-    vkimg_image_free(&r.diff);
-    vkimg_ctx_destroy(ctx);
-    vkimg_image_free(&a);
-    vkimg_image_free(&b);
+    vkimg_ctx_destroy(oc.ctx);
+    cmp_pair_free(&p);
+    vkimg_image_free(&cfg.mask);
+    free(cfg.rects);
     return rc;
 }
+

@@ -88,7 +88,8 @@ static int scan_dir(const char *dir, bool recursive, strvec *out)
         }
     }
     closedir(d);
-    qsort(names.v, (size_t)names.n, sizeof *names.v, cmp_str);
+    if (names.n) /* an empty vector has no array: qsort(NULL, 0) is undefined */
+        qsort(names.v, (size_t)names.n, sizeof *names.v, cmp_str);
     for (int i = 0; i < names.n && !rc; i++)
         if (sv_push(out, names.v[i]))
             rc = cli_error(CLI_EXIT_RUNTIME, "out of memory");
