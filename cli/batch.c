@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_DEVICES 64
@@ -50,6 +51,11 @@ typedef struct batch {
     atomic_llong pixels_done;
     double t0;
     cli_trace *trace; /* --trace, else NULL */
+    /* --file-timeout: what each worker is on (job index + 1, 0 none) and since when */
+    _Atomic int *on_job;
+    _Atomic double *on_since;
+    int nworkers;
+    atomic_bool finished;
 } batch;
 
 /* Waits for a device (0: none could be opened). */
@@ -293,8 +299,12 @@ static void report_job(batch *b, const job *j)
     pthread_mutex_lock(&out_mu);
     if (b->progress)
         fputs("\r\033[K", stderr);
-    if (j->status == 1 && !j->no_device)
-        fprintf(stderr, "vkimg: %s\n", j->err);
+    if (j->status == 1 && !j->no_device) { /* the message names the file, or is given it */
+        if (strstr(j->err, j->in) || strstr(j->err, j->out))
+            fprintf(stderr, "vkimg: %s\n", j->err);
+        else
+            fprintf(stderr, "vkimg: %s: %s\n", j->in, j->err);
+    }
     if (b->cfg->common.json) {
         printf("{\"input\": ");
         json_str(stdout, j->in);
@@ -397,7 +407,13 @@ static void *worker(void *arg)
         if (i >= b->njobs)
             break;
         job *j = &b->jobs[i];
+        if (b->on_job) {
+            atomic_store(&b->on_since[wa->index], cli_now_ms());
+            atomic_store(&b->on_job[wa->index], i + 1);
+        }
         run_job(b, j, wa->index);
+        if (b->on_job)
+            atomic_store(&b->on_job[wa->index], 0);
         if (j->status == 1)
             atomic_fetch_add(&b->failed, 1);
         else if (j->status < 0)
@@ -406,6 +422,34 @@ static void *worker(void *arg)
             atomic_fetch_add(&b->pixels_done, (long long)j->w * j->h);
         atomic_fetch_add(&b->done, 1);
         report_job(b, j);
+    }
+    return NULL;
+}
+
+/* --file-timeout: a file that has run longer than the limit stops the process
+ * (a decoder that loops, a device that hangs): the files done are kept, the
+ * writes in progress leave nothing (vkimg_remove_temp_files), exit 1. */
+static void *watchdog(void *arg)
+{
+    batch *b = arg;
+    const double limit_ms = b->cfg->file_timeout_s * 1e3;
+    while (!atomic_load(&b->finished)) {
+        struct timespec ts = { 0, 100 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        double now = cli_now_ms();
+        for (int w = 0; w < b->nworkers; w++) {
+            int k = atomic_load(&b->on_job[w]);
+            if (k && now - atomic_load(&b->on_since[w]) > limit_ms && atomic_load(&b->on_job[w]) == k) {
+                pthread_mutex_lock(&out_mu);
+                fprintf(stderr, "vkimg: %s: not done after %g s (--file-timeout): stopping the run (%d of %d "
+                                "file(s) done)\n",
+                        b->jobs[k - 1].in, b->cfg->file_timeout_s, atomic_load(&b->done), b->njobs);
+                fflush(stderr);
+                fflush(stdout);
+                vkimg_remove_temp_files();
+                _exit(CLI_EXIT_RUNTIME);
+            }
+        }
     }
     return NULL;
 }
@@ -445,6 +489,22 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
         cli_trace_free(b.trace);
         return cli_error(CLI_EXIT_RUNTIME, "out of memory");
     }
+    pthread_t wd;
+    bool have_wd = false;
+    if (cfg->file_timeout_s > 0) {
+        b.nworkers = nthreads;
+        b.on_job = calloc((size_t)nthreads, sizeof *b.on_job);
+        b.on_since = calloc((size_t)nthreads, sizeof *b.on_since);
+        if (!b.on_job || !b.on_since || pthread_create(&wd, NULL, watchdog, &b)) {
+            free(tids);
+            free(wargs);
+            free((void *)b.on_job);
+            free((void *)b.on_since);
+            cli_trace_free(b.trace);
+            return cli_error(CLI_EXIT_RUNTIME, "--file-timeout: cannot start its watchdog");
+        }
+        have_wd = true;
+    }
     int started = 0;
     for (; started < nthreads; started++) {
         wargs[started] = (worker_arg){ &b, started };
@@ -464,6 +524,12 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
         pthread_join(tids[i], NULL);
     free(tids);
     free(wargs);
+    if (have_wd) {
+        atomic_store(&b.finished, true);
+        pthread_join(wd, NULL);
+        free((void *)b.on_job);
+        free((void *)b.on_since);
+    }
     if (b.progress)
         progress_line(&b, true);
     if (!b.ndevs) /* once, not for every file */

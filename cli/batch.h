@@ -31,6 +31,7 @@ typedef struct batch_cfg {
     int threads;      /* decode/encode workers */
     int gpu_inflight; /* images on a device at once */
     const char *trace; /* --trace FILE: a timeline of the batch (trace.h); NULL: none */
+    double file_timeout_s; /* --file-timeout: the run stops when a file takes longer; 0: no limit */
 } batch_cfg;
 
 /* Runs the jobs; fills their results, prints per-file errors, JSON lines and

@@ -2,13 +2,38 @@
 #include "cli.h"
 #include "info.h"
 
+#include <signal.h>
 #include <string.h>
 
 static const cli_command *const commands[] = { &cli_cmd_process, &cli_cmd_stats, &cli_cmd_compare, &cli_cmd_bench };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 
+/* SIGINT, SIGTERM, SIGHUP: the temporary files of writes in progress are removed
+ * (outputs are never partial: a file is either its old self or whole), then the
+ * signal ends the process as it would have. */
+static void on_signal(int sig)
+{
+    vkimg_remove_temp_files();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signal_handlers(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa = { .sa_handler = on_signal };
+        sigemptyset(&sa.sa_mask);
+        struct sigaction old;
+        /* a signal the caller ignores (nohup) stays ignored */
+        if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    install_signal_handlers();
     if (argc < 2) {
         cli_print_help(&cli_cmd_process, stderr);
         return cli_error(CLI_EXIT_USAGE, "no arguments (see the usage above)");

@@ -18,7 +18,7 @@
 enum {
     O_INPUT, O_OUTPUT, O_FILTER, O_FILTER_FILE, O_QUALITY, O_PNG_LEVEL, O_MAX_PIXELS, O_RECURSIVE, O_THREADS,
     O_MAX_INFLIGHT, O_GPU_INFLIGHT, O_SKIP_EXISTING, O_FAIL_FAST, O_PROGRESS, O_NO_PROGRESS, O_SHARD, O_NO_AUTO_ORIENT,
-    O_STRIP, O_TRACE,
+    O_STRIP, O_TRACE, O_FILE_TIMEOUT,
 };
 
 #define MAX_PIPELINE_FILE (1u << 20) /* bytes of a -F file */
@@ -64,12 +64,16 @@ static const cli_opt process_opts[] = {
       "write a timeline of the run (decode, waits, uploads, kernels, readbacks, encode per thread and device slot) "
       "as Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev, scripts/trace-png)",
       .id = O_TRACE },
+    { "--file-timeout", NULL, CLI_NUM, "SEC",
+      "stop the run (exit 1, naming the file) when one file has taken longer than SEC seconds; the files done "
+      "are kept, nothing partial is left (default 0: no limit)", .dlo = 0, .dhi = 1e9, .id = O_FILE_TIMEOUT },
 };
 
 typedef struct args {
     strvec in;
     const char *out, *ftext, *ffile, *trace;
     long quality, level, max_pixels, threads, inflight, gpu_inflight;
+    double file_timeout;
     bool recursive, skip_existing, fail_fast, no_auto_orient, strip;
     int progress; /* -1 auto */
     unsigned shard_k, shard_n;
@@ -98,6 +102,7 @@ static int on_arg(void *user, int id, const cli_value *v)
     case O_NO_AUTO_ORIENT: a->no_auto_orient = true; break;
     case O_STRIP: a->strip = true; break;
     case O_TRACE: a->trace = v->str; break;
+    case O_FILE_TIMEOUT: a->file_timeout = v->d; break;
     case O_SHARD: {
         char tail;
         if (sscanf(v->str, "%u/%u%c", &a->shard_k, &a->shard_n, &tail) != 2 || a->shard_n < 1 || a->shard_k < 1 ||
@@ -293,6 +298,7 @@ static int run(int argc, char **argv)
         .threads = threads,
         .gpu_inflight = (int)a.gpu_inflight,
         .trace = a.trace,
+        .file_timeout_s = a.file_timeout,
     };
     if (a.trace && (rc = check_trace_path(a.trace)))
         goto done;

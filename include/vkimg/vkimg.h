@@ -203,6 +203,11 @@ VKIMG_API char *vkimg_level_path(const char *path, int k);
  * file beside it, then renamed into place, so that the path holds either its old
  * contents or all of the new ones, never part of them (reports, traces). */
 VKIMG_API int vkimg_write_file(const char *path, const void *data, size_t n, vkimg_err *e);
+/* Removes the temporary files of writes in progress that have a name (the file
+ * system has no O_TMPFILE, or the moment between naming a whole file and renaming
+ * it into place). Async-signal-safe: for SIGINT/SIGTERM handlers, so that an
+ * interrupted program leaves no temporary file; the vkimg CLI installs such. */
+VKIMG_API void vkimg_remove_temp_files(void);
 /* Checks, without writing, that an output path can be written (directory exists
  * and is writable, extension known). */
 VKIMG_API int vkimg_check_output(const char *path, vkimg_err *e);

@@ -1,6 +1,7 @@
 #include "core/util.h"
 
 #include <stdint.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -138,4 +139,18 @@ long vki_env_long(const char *name, long def, long lo, long hi)
     char *end;
     long n = strtol(v, &end, 10);
     return *end == '\0' && n >= lo && n <= hi ? n : def;
+}
+
+bool vki_fault_hit(const char *kind)
+{
+    static _Atomic long calls;
+    const char *f = getenv("VKIMG_TEST_FAULT");
+    size_t n = strlen(kind);
+    if (!f || strncmp(f, kind, n) || f[n] != ':')
+        return false;
+    char *end;
+    long k = strtol(f + n + 1, &end, 10);
+    if (*end || k < 1)
+        return false;
+    return atomic_fetch_add(&calls, 1) + 1 >= k;
 }

@@ -41,6 +41,10 @@ void vki_advise_huge(void *p, size_t n);
 
 /* Environment switches: set, non-empty and not "0". */
 bool vki_env_on(const char *name);
+/* Test-only faults (VKIMG_TEST_FAULT=KIND:K, tests/cli/test_faults.sh): true for
+ * the K-th call with this kind and every later one, e.g. "device-lost" (queue
+ * submissions) and "oom" (device memory allocations); false when unset. */
+bool vki_fault_hit(const char *kind);
 /* An environment variable's integer value when it is one in [lo, hi], else def. */
 long vki_env_long(const char *name, long def, long lo, long hi);
 

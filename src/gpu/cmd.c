@@ -81,7 +81,7 @@ int vki_cmd_submit(vki_gpu *g, VkQueue q, vki_cmd *c, VkSemaphore wait, VkPipeli
     /* A VkQueue must not be used by two threads at once; xqueue may be queue. */
     pthread_mutex_t *lock = q == g->queue ? &g->lock : &g->xlock;
     pthread_mutex_lock(lock);
-    VkResult r = vkQueueSubmit(q, 1, &si, fence);
+    VkResult r = vki_fault_hit("device-lost") ? VK_ERROR_DEVICE_LOST : vkQueueSubmit(q, 1, &si, fence);
     pthread_mutex_unlock(lock);
     if (r != VK_SUCCESS)
         return vki_fail_vk(e, "vkQueueSubmit", r);

@@ -154,7 +154,7 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
         .allocationSize = req.size,
         .memoryTypeIndex = (uint32_t)type,
     };
-    VkResult r = vkAllocateMemory(g->dev, &mai, NULL, &b->mem);
+    VkResult r = vki_fault_hit("oom") ? VK_ERROR_OUT_OF_DEVICE_MEMORY : vkAllocateMemory(g->dev, &mai, NULL, &b->mem);
     if (r != VK_SUCCESS) {
         vki_fail(e, VKIMG_E_RUNTIME, "Vulkan: vkAllocateMemory failed: %s (%s, %.1f MiB)", vki_vk_result_name(r), what,
                  mib(req.size));

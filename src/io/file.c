@@ -1,11 +1,15 @@
-/* Atomic writes (a temporary file in the output directory, renamed into
- * place) and the output-path check made before any work. */
+/* Atomic writes (an unnamed temporary file in the output directory, linked and
+ * renamed into place once whole; a named one where the file system has no
+ * O_TMPFILE) and the output-path check made before any work. */
+#define _GNU_SOURCE
 #include "io/io_priv.h"
 #include "core/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +64,191 @@ static int write_all(int fd, const void *data, size_t n)
     return 0;
 }
 
+/* ---- temporary names that exist now: unlinked by vkimg_remove_temp_files (from a
+ * signal handler). Fixed slots, so that the handler touches no allocator and no
+ * lock: a slot is claimed (0 -> 1), filled, published (1 -> 2), and released
+ * (2 -> 0) before its name is reused. */
+#define TEMP_SLOTS 64
+#define TEMP_NAME_MAX 4096
+static _Atomic int g_temp_state[TEMP_SLOTS];
+static char g_temp_name[TEMP_SLOTS][TEMP_NAME_MAX];
+
+static int temp_register(const char *name)
+{
+    size_t n = strlen(name);
+    if (n >= TEMP_NAME_MAX)
+        return -1;
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        int free_state = 0;
+        if (atomic_compare_exchange_strong(&g_temp_state[i], &free_state, 1)) {
+            memcpy(g_temp_name[i], name, n + 1);
+            atomic_store(&g_temp_state[i], 2);
+            return i;
+        }
+    }
+    return -1; /* all taken: this name goes unregistered */
+}
+
+static void temp_release(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&g_temp_state[slot], 0);
+}
+
+void vkimg_remove_temp_files(void)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (atomic_load(&g_temp_state[i]) == 2)
+            unlink(g_temp_name[i]);
+}
+
+/* ---- a test-only fault (VKIMG_TEST_FAULT=enospc:N): writes fail with ENOSPC once a
+ * file has N bytes, as on a full disk (tests/cli/test_faults.sh) */
+static long fault_enospc_at(void)
+{
+    const char *f = getenv("VKIMG_TEST_FAULT");
+    long n;
+    char tail;
+    if (f && sscanf(f, "enospc:%ld%c", &n, &tail) == 1 && n >= 0)
+        return n;
+    return -1;
+}
+
+static int write_parts(int fd, const vki_span *parts, int nparts)
+{
+    long room = fault_enospc_at();
+    for (int i = 0; i < nparts; i++) {
+        if (!parts[i].n)
+            continue;
+        if (room >= 0 && parts[i].n > (size_t)room) {
+            if (room > 0)
+                (void)!write_all(fd, parts[i].p, (size_t)room);
+            errno = ENOSPC;
+            return -1;
+        }
+        if (write_all(fd, parts[i].p, parts[i].n))
+            return -1;
+        if (room >= 0)
+            room -= (long)parts[i].n;
+    }
+    return 0;
+}
+
+/* ".BASE.vkimg-XXXXXX" in the directory of path (BASE cut to 200 bytes, under NAME_MAX). */
+static char *temp_template(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0; /* with the slash */
+    const char *base = slash ? slash + 1 : path;
+    size_t baselen = strlen(base);
+    if (baselen > 200)
+        baselen = 200;
+    static const char suffix[] = ".vkimg-XXXXXX";
+    char *tmp = malloc(dirlen + 1 + baselen + sizeof suffix);
+    if (!tmp)
+        return NULL;
+    memcpy(tmp, path, dirlen);
+    tmp[dirlen] = '.';
+    memcpy(tmp + dirlen + 1, base, baselen);
+    memcpy(tmp + dirlen + 1 + baselen, suffix, sizeof suffix);
+    return tmp;
+}
+
+/* Writes through an unnamed file (O_TMPFILE) that gets a name only once it is
+ * whole: a temporary one (linkat), at once renamed over path. Nothing is left by
+ * any way the process ends but in the moment between the two calls (covered by
+ * the signal handlers through the registry). Returns 0, an errno, or -1 where the
+ * file system has no O_TMPFILE (the caller then uses a named temporary). */
+static int write_tmpfile(const char *path, const vki_span *parts, int nparts)
+{
+#ifdef O_TMPFILE
+    if (vki_fault_hit("no-tmpfile")) /* tests: the named way, as on a file system without O_TMPFILE */
+        return -1;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    if (!dir)
+        return ENOMEM;
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    free(dir);
+    if (fd < 0)
+        return errno == ENOMEM || errno == EACCES || errno == EROFS || errno == ENOSPC || errno == EDQUOT ? errno : -1;
+    int err = 0;
+    if (fchmod(fd, 0666 & ~g_umask) || write_parts(fd, parts, nparts))
+        err = errno;
+    char *tmp = err ? NULL : temp_template(path);
+    if (!err && !tmp)
+        err = ENOMEM;
+    if (!err) {
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        size_t tl = strlen(tmp);
+        int slot = -1;
+        for (int attempt = 0;; attempt++) {
+            unsigned long long r = (unsigned long long)vki_now_ms() * 1000003ull ^ (unsigned long long)getpid() << 20 ^
+                                   (unsigned long long)(uintptr_t)tmp ^ (unsigned long long)attempt * 0x9e3779b97f4a7c15ull;
+            for (int k = 0; k < 6; k++, r /= 36)
+                tmp[tl - 6 + k] = "abcdefghijklmnopqrstuvwxyz0123456789"[r % 36];
+            slot = temp_register(tmp);
+            if (!linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
+                break;
+            err = errno;
+            temp_release(slot);
+            slot = -1;
+            if (err != EEXIST || attempt == 100)
+                break;
+            err = 0;
+        }
+        if (err == ENOENT && access("/proc/self/fd", F_OK)) /* no /proc: the named way */
+            err = -1;
+        if (!err && rename(tmp, path)) {
+            err = errno;
+            unlink(tmp);
+        }
+        temp_release(slot);
+    }
+    free(tmp);
+    if (close(fd) && !err)
+        err = errno;
+    return err;
+#else
+    (void)path;
+    (void)parts;
+    (void)nparts;
+    return -1;
+#endif
+}
+
+/* The named way: mkstemp beside path, written, renamed into place; registered so
+ * that a signal handler can remove it. */
+static int write_named(const char *path, const vki_span *parts, int nparts)
+{
+    char *tmp = temp_template(path);
+    if (!tmp)
+        return ENOMEM;
+    int fd = mkstemp(tmp); /* 0600, O_EXCL */
+    if (fd < 0) {
+        int err = errno;
+        free(tmp);
+        return err;
+    }
+    int slot = temp_register(tmp);
+    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    int err = 0;
+    if (fchmod(fd, 0666 & ~g_umask))
+        err = errno;
+    if (!err && write_parts(fd, parts, nparts))
+        err = errno;
+    if (close(fd) && !err)
+        err = errno;
+    if (!err && rename(tmp, path))
+        err = errno;
+    if (err)
+        unlink(tmp);
+    temp_release(slot);
+    free(tmp);
+    return err;
+}
+
 int vki_write_atomic_v(const char *path, const vki_span *parts, int nparts, vkimg_err *e)
 {
     if (!path || !*path)
@@ -70,46 +259,12 @@ int vki_write_atomic_v(const char *path, const vki_span *parts, int nparts, vkim
     struct stat st;
     if (path[plen - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot write: %s", path, strerror(EISDIR));
-
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0; /* with the slash */
-    const char *base = slash ? slash + 1 : path;
-    size_t baselen = strlen(base);
-    if (baselen > 200) /* keep the temporary name under NAME_MAX */
-        baselen = 200;
-    static const char suffix[] = ".vkimg-XXXXXX";
-    char *tmp = malloc(dirlen + 1 + baselen + sizeof suffix);
-    if (!tmp)
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot write: %s", path, strerror(ENOMEM));
-    memcpy(tmp, path, dirlen);
-    tmp[dirlen] = '.';
-    memcpy(tmp + dirlen + 1, base, baselen);
-    memcpy(tmp + dirlen + 1 + baselen, suffix, sizeof suffix);
-
-    int fd = mkstemp(tmp); /* 0600, O_EXCL */
-    if (fd < 0) {
-        int err = errno;
-        free(tmp);
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot write: %s", path, strerror(err));
-    }
-    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
     pthread_once(&g_umask_once, read_umask);
-    int err = 0;
-    if (fchmod(fd, 0666 & ~g_umask))
-        err = errno;
-    for (int i = 0; !err && i < nparts; i++)
-        if (parts[i].n && write_all(fd, parts[i].p, parts[i].n))
-            err = errno;
-    if (close(fd) && !err)
-        err = errno;
-    if (!err && rename(tmp, path))
-        err = errno;
-    if (err) {
-        unlink(tmp);
-        free(tmp);
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot write: %s", path, strerror(err ? err : EIO));
-    }
-    free(tmp);
+    int err = write_tmpfile(path, parts, nparts);
+    if (err < 0)
+        err = write_named(path, parts, nparts);
+    if (err)
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot write: %s", path, strerror(err));
     return 0;
 }
 

@@ -452,7 +452,7 @@ static int record_blur(vki_rec *r, const vki_step *s)
         return vki_fail(r->e, VKIMG_E_RUNTIME, "blur: out of memory");
     double sum = 0;
     for (int i = -rad; i <= rad; i++)
-        sum += w[i + rad] = exp(-(double)i * i / (2 * sigma * sigma));
+        sum += w[i + rad] = exp(-0.5 * (i / sigma) * (i / sigma)) /* no 0/0 for a tiny sigma: the limit, a copy */;
     for (int i = 0; i <= rad && i <= BLUR_RMAX; i++) /* unrolled kernels: w_0..w_r in push constants */
         pc.wk[i] = (float)(w[rad + i] / sum);
     if (s->args->v[O_METHOD] == METHOD_BOX && sigma >= BOX_MIN_SIGMA) {

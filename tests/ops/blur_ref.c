@@ -13,7 +13,7 @@ static double *ref_gauss(double sigma, int radius)
     double *w = ref_xmalloc((2 * (size_t)radius + 1) * sizeof(double));
     double sum = 0;
     for (int i = -radius; i <= radius; i++) {
-        w[i + radius] = exp(-((double)i * i) / (2.0 * sigma * sigma));
+        w[i + radius] = exp(-0.5 * (i / sigma) * (i / sigma));
         sum += w[i + radius];
     }
     for (int i = 0; i <= 2 * radius; i++)

@@ -39,6 +39,14 @@ static void test_blur(vkimg_ctx *ctx)
         run_rand(ctx, G_BLUR, "blur", s1, 1, 17, 13, 4, VKIMG_U8, FMT_U8, -1); /* default sigma 1 */
         run_rand(ctx, G_BLUR, "blur=1:3", s1, 1, 17, 13, 3, VKIMG_U8, FMT_U8, -1);
     }
+    /* tiny sigmas (any sigma > 0 passes the option check): the limit, a copy, not
+     * the 0/0 of exp(-i^2 / (2 sigma^2)) */
+    {
+        ref_step t1[] = { BLUR(1e-200, -1) }, t2[] = { BLUR(1e-300, 5) }, t3[] = { BLUR(0.05, -1) };
+        run_rand(ctx, G_BLUR, "blur=sigma=1e-200", t1, 1, 37, 23, 3, VKIMG_U8, FMT_U8 | FMT_F32, -1);
+        run_rand(ctx, G_BLUR, "blur=sigma=1e-300:radius=5", t2, 1, 37, 23, 4, VKIMG_U8, FMT_U8 | FMT_F32, -1);
+        run_rand(ctx, G_BLUR, "blur=sigma=0.05", t3, 1, 37, 23, 1, VKIMG_U16, FMT_ALL, -1);
+    }
     /* larger than one tile both ways */
     {
         ref_step s3[] = { BLUR(3.0, 9) }, s8[] = { BLUR(8.0, -1) };
