@@ -100,6 +100,9 @@ static void test_rotate90(vkimg_ctx *ctx)
         { "rotate=36000", MV_IDENTITY },        { "rotate=-36000", MV_IDENTITY },
         { "rotate=90:background=transparent", MV_ROT90 },
         { "rotate=270:80ff0080", MV_ROT270 },   { "rotate=-180:background=none", MV_ROT180 },
+        /* an angle a hair below 0 wraps to 360.0 in double: the identity too, not a
+         * read past the table of the four quarter turns (UBSan: index 4) */
+        { "rotate=-1e-14", MV_IDENTITY },       { "rotate=-1e-300:transparent", MV_IDENTITY },
     };
     static const size2 rs[] = { { 1, 1 }, { 3, 5 }, { 40, 33 } };
     for (size_t i = 0; i < sizeof rot / sizeof rot[0]; i++)
