@@ -168,6 +168,7 @@ static void test_crop(void)
     ERR("crop=10x10:gravity=centre:x=1", 26, NOT_BOTH);
     ERR("crop=y=1:geometry=10x10", 5, NOT_BOTH);
     ERR("crop=x=1:w=2:geometry=10x10", 9, NOT_BOTH); /* w before x among the options */
+    ERR("crop=10x10:x=0:y=5", 15, NOT_BOTH);           /* 0 says nothing: y is the first that does */
     /* the options' own rules */
     ERR("crop=w=-1", 7, "crop: w must be between 0 and 16777216 (got -1)");
     ERR("crop=h=16777217", 7, "crop: h must be between 0 and 16777216 (got 16777217)");
@@ -185,7 +186,14 @@ static void test_crop(void)
     ERR("crop=10x10:0:0:centre:0:0:1", 26, "crop: too many values (takes geometry, w, h, gravity, x, y)");
     ERR("crop=gravity=east:7", 0, "crop: missing the region: geometry WxH+X+Y, or w and/or h"); /* 7 is x */
 
-    /* the canonical text reads back the same */
+    /* the canonical text reads back the same (w, h, x, y at 0 beside a geometry say
+     * nothing: they are spelled out) */
+    DESCRIBE("crop=10x10-3+4", "crop=geometry=10x10-3+4:w=0:h=0:gravity=northwest:x=0:y=0");
+    DESCRIBE("crop=10X10:gravity=southeast", "crop=geometry=10x10:w=0:h=0:gravity=southeast:x=0:y=0");
+    DESCRIBE("crop=16777216x1+16777216-16777216:w=0:x=0",
+             "crop=geometry=16777216x1+16777216-16777216:w=0:h=0:gravity=northwest:x=0:y=0");
+    /* '#' starts a comment: the offsets are gone, the rest is a crop at 0,0 */
+    DESCRIBE("crop=10x10#+1+2", "crop=geometry=10x10:w=0:h=0:gravity=northwest:x=0:y=0");
     DESCRIBE("crop=w=5", "crop=w=5:h=0:gravity=northwest:x=0:y=0");
     DESCRIBE("crop=h=0", "crop=w=0:h=0:gravity=northwest:x=0:y=0");
     DESCRIBE("crop=w=20:h=10:x=-3:y=2:gravity=east", "crop=w=20:h=10:gravity=east:x=-3:y=2");
