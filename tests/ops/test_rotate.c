@@ -212,6 +212,27 @@ static void test_rotate(vkimg_ctx *ctx)
         rot_case(ctx, "rotate=37.5:transparent", 37.5, bgs[2].rgba, NULL, &in, 7u);
         ref_image_free(&in);
     }
+    /* a canvas past 2^32 samples (100000 x 1 at 45 degrees: 70711 x 70711 x 4) is
+     * refused before anything is allocated */
+    {
+        vkimg_image in = ref_random_image(100000, 1, 4, VKIMG_U8, seed++);
+        vkimg_pipeline *p = vkimg_pipeline_parse("rotate=45", NULL);
+        vkimg_run_opts o;
+        memset(&o, 0, sizeof o);
+        o.out_fmt = VKIMG_U8;
+        vkimg_image out;
+        vkimg_err e;
+        memset(&e, 0, sizeof e);
+        snprintf(cur_case, sizeof cur_case, "rotate=45 100000x1 c=4 (too large)");
+        int rc = p ? vkimg_run(ctx, p, &in, &o, &out, &e) : -1;
+        CHECK(rc != 0 && e.code == VKIMG_E_RUNTIME &&
+                  !strcmp(e.msg, "image 100000x1 with 4 channels is too large: a stage has more than 2^32 samples"),
+              "rotate=45 of 100000x1x4: rc %d code %d \"%s\"", rc, e.code, e.msg);
+        if (!rc)
+            vkimg_image_free(&out);
+        vkimg_pipeline_free(p);
+        ref_image_free(&in);
+    }
     printf("rotate: max error %.4g LSB (u8 out, %d runs), max premultiplied error %.4g LSB (u16 out, %d runs), "
            "%.3g (f32 out, %d runs)\n", st.max_err[0], st.runs[0], st.max_werr[1], st.runs[1], st.max_werr[2],
            st.runs[2]);
