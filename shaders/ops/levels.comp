@@ -4,10 +4,14 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
+// In the input's units: x is the integer level of 8/16-bit samples (exact), else the
+// value; black = black_hi + black_lo in those units, scale = 1 / (white - black) in them.
 layout(push_constant) uniform Push {
     PIXEL_PUSH
-    float black, scale, inv_gamma; // scale = 1 / (white - black)
+    float black_hi, black_lo, scale, inv_gamma;
 } pc;
+
+const float M = IN_FMT == FMT_U8 ? 255.0 : IN_FMT == FMT_U16 ? 65535.0 : 1.0;
 
 void main()
 {
@@ -15,7 +19,9 @@ void main()
     if (p >= pc.npx)
         return;
     vec4 v = load_px(pc.src, p);
-    for (int c = 0; c < COLOUR; c++)
-        v[c] = pow(clamp((v[c] - pc.black) * pc.scale, 0.0, 1.0), pc.inv_gamma);
+    for (int c = 0; c < COLOUR; c++) {
+        float x = M == 1.0 ? v[c] : round(v[c] * M);
+        v[c] = pow(clamp((x - pc.black_hi - pc.black_lo) * pc.scale, 0.0, 1.0), pc.inv_gamma);
+    }
     store_px(pc.dst, p, v);
 }

@@ -27,11 +27,15 @@ static const vki_opt crop_opts[] = {
 
 static int crop_check(vki_args *a, char *why, size_t n, int *bad)
 {
-    if (a->v[O_GEOMETRY] && (a->set[O_W] || a->set[O_H] || a->set[O_X] || a->set[O_Y])) {
-        snprintf(why, n, "give the region as geometry (WxH+X+Y) or as w, h, x, y, not both");
-        *bad = a->set[O_W] ? O_W : a->set[O_H] ? O_H : a->set[O_X] ? O_X : O_Y;
-        return -1;
-    }
+    /* w, h, x, y at 0 (the image's size, no offset) say nothing beside a geometry,
+     * and the canonical text (vkimg_pipeline_describe) spells them out: it reads back */
+    static const int others[4] = { O_W, O_H, O_X, O_Y };
+    for (int k = 0; k < 4 && a->v[O_GEOMETRY]; k++)
+        if (a->set[others[k]] && a->v[others[k]] != 0) {
+            snprintf(why, n, "give the region as geometry (WxH+X+Y) or as w, h, x, y, not both");
+            *bad = others[k];
+            return -1;
+        }
     if (!a->v[O_GEOMETRY] && !a->set[O_W] && !a->set[O_H]) {
         snprintf(why, n, "missing the region: geometry WxH+X+Y, or w and/or h");
         *bad = -1;

@@ -29,7 +29,13 @@ static int levels_check(vki_args *a, char *why, size_t n, int *bad)
 static int record_levels(vki_rec *r, const vki_step *s)
 {
     const double *v = s->args->v;
-    float params[3] = { (float)v[O_BLACK], (float)(1.0 / (v[O_WHITE] - v[O_BLACK])), (float)(1.0 / v[O_GAMMA]) };
+    /* in the input's units (the shader's x: the integer level of 8/16-bit samples),
+     * black as a float plus the float of the rest: x - black is exact where x is at
+     * black or near it (black 0.2 of 8-bit 51 gives 0, not 2.5e-8 that a gamma of 8
+     * makes 28 of 255) */
+    double m = s->in_fmt == VKIMG_U8 ? 255.0 : s->in_fmt == VKIMG_U16 ? 65535.0 : 1.0, b = v[O_BLACK] * m;
+    float params[4] = { (float)b, (float)(b - (float)b), (float)(1.0 / ((v[O_WHITE] - v[O_BLACK]) * m)),
+                        (float)(1.0 / v[O_GAMMA]) };
     return vki_rec_pixels(r, s, "levels", VKI_SPV(levels), NULL, params, sizeof params);
 }
 

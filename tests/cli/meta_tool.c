@@ -1,0 +1,359 @@
+/* The helper of test_meta_cli.sh: makes JPEG and PNG files that carry an EXIF
+ * block (with an orientation tag, or none) and an ICC profile, written here by
+ * hand around TurboJPEG's and vkimg's plain encodings (an APP1 "Exif" and APP2
+ * "ICC_PROFILE" segments after SOI; iCCP and eXIf chunks, eXIf before IDAT or
+ * after it as libpng writes it), and checks what vkimg wrote from them: pixels
+ * (the stored ones, or upright by the reference of the EXIF orientations,
+ * tests/ops/remap_ref.h), orientation, and the EXIF and ICC bytes.
+ *
+ *   meta_tool make FILE KIND W H C BITS ORIENT ORDER ICC SEED
+ *       KIND jpg | png | png-late (eXIf after IDAT); ORIENT 0: no EXIF block, 1..8:
+ *       the tag, 9: EXIF without the tag; ORDER II | MM; ICC: profile bytes (0: none)
+ *   meta_tool check IN OUT ORIENT ORDER ICC SEED MODE
+ *       MODE auto | noauto | strip | strip-noauto (what the CLI was told), or
+ *       auto-lossy (a JPEG output: of the eight orientations of the input, the
+ *       upright one is the closest to its pixels)
+ * Exit 0 when everything matches; otherwise each difference on stderr, exit 1. */
+#include "io_util.h"
+#include "remap_ref.h"
+#include "vkimg/vkimg.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libdeflate.h>
+#include <turbojpeg.h>
+
+static int fails;
+#define EXPECT(cond, ...)                                                                                          \
+    do {                                                                                                           \
+        if (!(cond)) {                                                                                             \
+            fails++;                                                                                               \
+            fprintf(stderr, "meta_tool: ");                                                                        \
+            fprintf(stderr, __VA_ARGS__);                                                                          \
+            fprintf(stderr, "\n");                                                                                 \
+        }                                                                                                          \
+    } while (0)
+
+typedef struct bytes {
+    unsigned char *p;
+    size_t n, cap;
+} bytes;
+
+static void put(bytes *b, const void *p, size_t n)
+{
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 256;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) {
+            fprintf(stderr, "meta_tool: out of memory\n");
+            exit(2);
+        }
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+}
+
+static void put8(bytes *b, unsigned v)
+{
+    unsigned char c = (unsigned char)v;
+    put(b, &c, 1);
+}
+
+static void be16(bytes *b, unsigned v)
+{
+    put8(b, v >> 8);
+    put8(b, v & 255);
+}
+
+static void be32(bytes *b, uint32_t v)
+{
+    be16(b, v >> 16);
+    be16(b, v & 0xffff);
+}
+
+/* ---------------------------------------------------------------- EXIF and ICC */
+
+static int le;
+static void t16(bytes *b, unsigned v)
+{
+    if (le) {
+        put8(b, v & 255);
+        put8(b, v >> 8);
+    } else {
+        be16(b, v);
+    }
+}
+static void t32(bytes *b, uint32_t v)
+{
+    if (le) {
+        t16(b, v & 0xffff);
+        t16(b, v >> 16);
+    } else {
+        be32(b, v);
+    }
+}
+
+/* A TIFF block: IFD0 with ImageDescription, Make, Orientation (orient 1..8; none for
+ * 9), X/YResolution and ResolutionUnit, and its data; order "II" or "MM". */
+static bytes exif_block(int orient, const char *order)
+{
+    static const char desc[] = "vkimg metadata test: an upright F", make[] = "vkimg";
+    bytes b = { 0 };
+    le = !strcmp(order, "II");
+    put(&b, le ? "II*\0" : "MM\0*", 4);
+    t32(&b, 8);
+    int n = orient >= 1 && orient <= 8 ? 6 : 5;
+    uint32_t data = 8 + 2 + 12 * (uint32_t)n + 4; /* the values after IFD0 */
+    t16(&b, (unsigned)n);
+    t16(&b, 0x010e), t16(&b, 2), t32(&b, sizeof desc), t32(&b, data);
+    t16(&b, 0x010f), t16(&b, 2), t32(&b, sizeof make), t32(&b, data + sizeof desc);
+    if (n == 6) { /* SHORT, count 1: the value in the first two bytes of the field */
+        t16(&b, 0x0112), t16(&b, 3), t32(&b, 1), t16(&b, (unsigned)orient), t16(&b, 0);
+    }
+    uint32_t rat = data + sizeof desc + sizeof make;
+    rat += rat & 1;
+    t16(&b, 0x011a), t16(&b, 5), t32(&b, 1), t32(&b, rat);
+    t16(&b, 0x011b), t16(&b, 5), t32(&b, 1), t32(&b, rat + 8);
+    t16(&b, 0x0128), t16(&b, 3), t32(&b, 1), t16(&b, 2), t16(&b, 0);
+    t32(&b, 0); /* no IFD1 */
+    put(&b, desc, sizeof desc);
+    put(&b, make, sizeof make);
+    if (b.n & 1)
+        put8(&b, 0);
+    t32(&b, 72), t32(&b, 1), t32(&b, 300), t32(&b, 4);
+    return b;
+}
+
+/* An ICC profile's bytes: its size, 'acsp' where a profile has it, the rest random. */
+static bytes icc_profile(size_t n, unsigned long long seed)
+{
+    bytes b = { 0 };
+    if (!n)
+        return b;
+    unsigned long long s = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+        put8(&b, (unsigned)((s * 2685821657736338717ull) >> 56));
+    }
+    if (n >= 40) {
+        for (int k = 0; k < 4; k++)
+            b.p[k] = (unsigned char)(n >> (24 - 8 * k));
+        memcpy(b.p + 36, "acsp", 4);
+    }
+    return b;
+}
+
+/* ---------------------------------------------------------------- files */
+
+static vkimg_image pixels(int w, int h, int c, int bits, unsigned long long seed)
+{
+    vkimg_image im;
+    make_image(&im, w, h, c, bits == 16 ? VKIMG_U16 : VKIMG_U8, 40, seed);
+    return im;
+}
+
+static int make_jpeg(const char *path, const vkimg_image *im, const bytes *exif, const bytes *icc)
+{
+    tjhandle tj = tjInitCompress();
+    unsigned char *jpg = NULL;
+    unsigned long len = 0;
+    int pf = im->c == 1 ? TJPF_GRAY : TJPF_RGB;
+    if (!tj || (im->c != 1 && im->c != 3) ||
+        tjCompress2(tj, im->data, im->w, 0, im->h, pf, &jpg, &len, im->c == 1 ? TJSAMP_GRAY : TJSAMP_444, 95, 0)) {
+        fprintf(stderr, "meta_tool: TurboJPEG: %s\n", tj ? tjGetErrorStr2(tj) : "init");
+        return -1;
+    }
+    bytes f = { 0 };
+    put(&f, jpg, 2); /* SOI */
+    if (exif->n) {
+        be16(&f, 0xffe1);
+        be16(&f, (unsigned)(2 + 6 + exif->n));
+        put(&f, "Exif\0\0", 6);
+        put(&f, exif->p, exif->n);
+    }
+    size_t chunk = 65519, nseg = (icc->n + chunk - 1) / chunk;
+    for (size_t k = 0; k < nseg; k++) {
+        size_t m = icc->n - k * chunk < chunk ? icc->n - k * chunk : chunk;
+        be16(&f, 0xffe2);
+        be16(&f, (unsigned)(2 + 14 + m));
+        put(&f, "ICC_PROFILE\0", 12);
+        put8(&f, (unsigned)(k + 1));
+        put8(&f, (unsigned)nseg);
+        put(&f, icc->p + k * chunk, m);
+    }
+    put(&f, jpg + 2, len - 2);
+    tjFree(jpg);
+    tjDestroy(tj);
+    int rc = write_file(path, f.p, f.n);
+    free(f.p);
+    return rc;
+}
+
+static void chunk(bytes *f, const char *type, const unsigned char *d, size_t n)
+{
+    be32(f, (uint32_t)n);
+    size_t at = f->n;
+    put(f, type, 4);
+    if (n)
+        put(f, d, n);
+    be32(f, libdeflate_crc32(0, f->p + at, n + 4));
+}
+
+static int make_png(const char *path, const vkimg_image *im, const bytes *exif, const bytes *icc, int late)
+{
+    /* vkimg's plain PNG, then the chunks put in by hand */
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s.plain.png", path);
+    vkimg_err e;
+    memset(&e, 0, sizeof e);
+    if (vkimg_save(tmp, im, NULL, &e)) {
+        fprintf(stderr, "meta_tool: %s\n", e.msg);
+        return -1;
+    }
+    size_t len;
+    unsigned char *png = read_all(tmp, &len);
+    remove(tmp);
+    if (!png || len < 33)
+        return -1;
+    bytes f = { 0 };
+    put(&f, png, 33); /* signature, IHDR */
+    if (icc->n) {
+        bytes d = { 0 };
+        put(&d, "vkimg test profile", 19);
+        put8(&d, 0);
+        struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+        size_t cap = libdeflate_zlib_compress_bound(c, icc->n);
+        unsigned char *z = malloc(cap);
+        size_t zn = z ? libdeflate_zlib_compress(c, icc->p, icc->n, z, cap) : 0;
+        libdeflate_free_compressor(c);
+        if (!zn)
+            return -1;
+        put(&d, z, zn);
+        free(z);
+        chunk(&f, "iCCP", d.p, d.n);
+        free(d.p);
+    }
+    if (exif->n && !late)
+        chunk(&f, "eXIf", exif->p, exif->n);
+    put(&f, png + 33, len - 33 - 12); /* up to IEND */
+    if (exif->n && late)
+        chunk(&f, "eXIf", exif->p, exif->n);
+    chunk(&f, "IEND", NULL, 0);
+    free(png);
+    int rc = write_file(path, f.p, f.n);
+    free(f.p);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static int same_bytes(const unsigned char *a, size_t an, const unsigned char *b, size_t bn)
+{
+    return an == bn && (!an || !memcmp(a, b, an));
+}
+
+static int check(const char *in_path, const char *out_path, int orient, const char *order, size_t icc_n,
+                 unsigned long long seed, const char *mode)
+{
+    int strip = !strncmp(mode, "strip", 5), noauto = strstr(mode, "noauto") != NULL;
+    int lossy = !strcmp(mode, "auto-lossy");
+    int tagged = orient >= 1 && orient <= 8, o = tagged ? orient : 1;
+    vkimg_image in, out;
+    vkimg_meta mi, mo;
+    vkimg_err e;
+    memset(&e, 0, sizeof e);
+    if (vkimg_load_meta(in_path, NULL, &in, &mi, &e) || vkimg_load_meta(out_path, NULL, &out, &mo, &e)) {
+        fprintf(stderr, "meta_tool: %s\n", e.msg);
+        return 1;
+    }
+    bytes exif = orient ? exif_block(orient, order) : (bytes){ 0 };
+    bytes icc = icc_profile(icc_n, seed);
+    /* the input is what make wrote */
+    EXPECT(mi.orientation == o, "%s: the input's orientation %d, want %d", in_path, mi.orientation, o);
+    EXPECT(same_bytes(mi.exif, mi.exif_len, exif.p, exif.n), "%s: the input's EXIF (%zu bytes) is not the one made "
+           "(%zu)", in_path, mi.exif_len, exif.n);
+    EXPECT(same_bytes(mi.icc, mi.icc_len, icc.p, icc.n), "%s: the input's ICC profile (%zu bytes) is not the one made "
+           "(%zu)", in_path, mi.icc_len, icc.n);
+    /* pixels: as stored, or upright */
+    rm_map m = mv_orientation(noauto ? 1 : o, in.w, in.h);
+    vkimg_image want = rm_apply(&m, &in);
+    rm_map_free(&m);
+    if (lossy) {
+        /* re-encoded: the upright input is the closest of the eight orientations (of
+         * the output's size), and close */
+        EXPECT(out.w == want.w && out.h == want.h && out.c == want.c, "%s: %dx%d c=%d, want %dx%d c=%d", out_path,
+               out.w, out.h, out.c, want.w, want.h, want.c);
+        double best = 1e9, d_want = 1e9;
+        int best_o = 0;
+        for (int k = 1; k <= 8 && out.c == want.c; k++) {
+            rm_map mk = mv_orientation(k, in.w, in.h);
+            if (mk.w == out.w && mk.h == out.h) {
+                vkimg_image ik = rm_apply(&mk, &in);
+                double d = mean_abs_u8(&ik, &out, ik.c);
+                if (d < best)
+                    best = d, best_o = k;
+                if (k == o)
+                    d_want = d;
+                vkimg_image_free(&ik);
+            }
+            rm_map_free(&mk);
+        }
+        EXPECT(best_o == o && d_want < 12.0, "%s: closest to the input in orientation %d (mean error %.3f of 255), "
+               "want %d (%.3f, below 12)", out_path, best_o, best, o, d_want);
+    } else {
+        EXPECT(same_image(&out, &want), "%s: %dx%d c=%d %s: not the input's pixels %s (%dx%d)", out_path, out.w,
+               out.h, out.c, vkimg_fmt_name(out.fmt), noauto ? "as stored" : "made upright", want.w, want.h);
+    }
+    /* metadata: none with --strip; else the profile as it was, the EXIF as it was but
+     * for the orientation, which says 1 once applied */
+    if (strip) {
+        EXPECT(!mo.exif && !mo.icc, "%s: --strip, but EXIF %zu and ICC %zu bytes", out_path, mo.exif_len, mo.icc_len);
+        EXPECT(mo.orientation == 1, "%s: --strip: orientation %d", out_path, mo.orientation);
+    } else {
+        bytes ex = orient ? exif_block(noauto || !tagged ? orient : 1, order) : (bytes){ 0 };
+        EXPECT(same_bytes(mo.exif, mo.exif_len, ex.p, ex.n), "%s: EXIF of %zu bytes, want the input's %zu with "
+               "orientation %d", out_path, mo.exif_len, ex.n, noauto ? o : 1);
+        EXPECT(mo.orientation == (noauto ? o : 1), "%s: orientation %d, want %d", out_path, mo.orientation,
+               noauto ? o : 1);
+        EXPECT(same_bytes(mo.icc, mo.icc_len, icc.p, icc.n), "%s: ICC profile of %zu bytes, want the input's %zu",
+               out_path, mo.icc_len, icc.n);
+        if (icc.n && mi.icc_name[0] && vkimg_file_kind_of(out_path) == VKIMG_FILE_PNG)
+            EXPECT(!strcmp(mo.icc_name, mi.icc_name), "%s: profile name '%s', want '%s'", out_path, mo.icc_name,
+                   mi.icc_name);
+        free(ex.p);
+    }
+    free(exif.p);
+    free(icc.p);
+    vkimg_image_free(&want);
+    vkimg_image_free(&in);
+    vkimg_image_free(&out);
+    vkimg_meta_free(&mi);
+    vkimg_meta_free(&mo);
+    return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 12 && !strcmp(argv[1], "make")) {
+        int w = atoi(argv[4]), h = atoi(argv[5]), c = atoi(argv[6]), bits = atoi(argv[7]), orient = atoi(argv[8]);
+        unsigned long long seed = strtoull(argv[11], NULL, 10);
+        vkimg_image im = pixels(w, h, c, bits, seed);
+        bytes exif = orient ? exif_block(orient, argv[9]) : (bytes){ 0 };
+        bytes icc = icc_profile((size_t)strtoull(argv[10], NULL, 10), seed);
+        int rc = !strcmp(argv[3], "jpg") ? make_jpeg(argv[2], &im, &exif, &icc)
+                                          : make_png(argv[2], &im, &exif, &icc, !strcmp(argv[3], "png-late"));
+        free(exif.p);
+        free(icc.p);
+        vkimg_image_free(&im);
+        return rc ? 1 : 0;
+    }
+    if (argc == 9 && !strcmp(argv[1], "check"))
+        return check(argv[2], argv[3], atoi(argv[4]), argv[5], (size_t)strtoull(argv[6], NULL, 10),
+                     strtoull(argv[7], NULL, 10), argv[8]);
+    fprintf(stderr, "usage: meta_tool make FILE jpg|png|png-late W H C BITS ORIENT II|MM ICC SEED\n"
+                    "       meta_tool check IN OUT ORIENT II|MM ICC SEED auto|noauto|strip|strip-noauto|auto-lossy\n");
+    return 2;
+}
