@@ -123,8 +123,8 @@ static int record_thumbnail(vki_rec *r, const vki_step *s)
     c.in_c = s->out_c;
     c.in_fmt = VKIMG_F32;
     c.in_packed_rgb8_words = false;
-    int x, y;
-    vki_gravity_place(VKI_GRAV_CENTRE, rw, rh, s->out_w, s->out_h, &x, &y);
+    /* vips's centre crop: the slack halved, rounded down */
+    int x = (rw - s->out_w) / 2, y = (rh - s->out_h) / 2;
     vki_remap m = vki_crop_remap(x, y);
     return vki_record_remap(r, &c, &m);
 }

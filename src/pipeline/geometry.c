@@ -243,7 +243,9 @@ const char *const vki_gravity_names[] = { "centre", "north", "south", "east", "w
 
 void vki_gravity_place(vki_gravity g, int W, int H, int w, int h, int *x, int *y)
 {
-    int cx = (W - w) / 2, cy = (H - h) / 2;
+    /* ImageMagick's GravityAdjustGeometry: W/2 - w/2 (each halved first, so one
+     * more than (W - w)/2 where W is even and w odd) */
+    int cx = W / 2 - w / 2, cy = H / 2 - h / 2;
     switch (g) {
     case VKI_GRAV_CENTRE: *x = cx, *y = cy; break;
     case VKI_GRAV_NORTH: *x = cx, *y = 0; break;

@@ -46,8 +46,9 @@ typedef enum vki_gravity {
 } vki_gravity;
 /* "centre", "north", ... in the order above (NULL-terminated, for ENUM options). */
 extern const char *const vki_gravity_names[];
-/* The top-left corner of a w x h region placed by gravity in W x H (integer
- * division of the slack, as ImageMagick: (W - w) / 2 for centre). */
+/* The top-left corner of a w x h region placed by gravity in W x H, as
+ * ImageMagick's -gravity places a -crop: centred is W/2 - w/2 with both halves
+ * rounded down (thumbnail's centre crop is vips's (W - w)/2 instead). */
 void vki_gravity_place(vki_gravity g, int W, int H, int w, int h, int *x, int *y);
 
 #endif

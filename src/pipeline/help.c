@@ -37,6 +37,8 @@ int vkimg_pipeline_describe(const vkimg_pipeline *p, char *buf, size_t n)
         for (int k = 0, first = 1; k < d->nopts && k < VKI_MAX_OPTS; k++) {
             if (d->opts[k].type == VKI_OPT_TEXT && !p->ops[i].args.v[k])
                 continue; /* an optional text option left out */
+            if (d->opts[k].auto_default && !p->ops[i].args.set[k])
+                continue; /* derived from the others (blur's radius from sigma): it reads back the same */
             vki_sb_printf(&b, "%s%s=", first ? "=" : ":", d->opts[k].name);
             vki_sb_value(&b, &d->opts[k], p->ops[i].args.v[k], p->ops[i].args.x[k]);
             first = 0;

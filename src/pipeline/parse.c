@@ -133,6 +133,10 @@ static int fail_unknown_op(parser *p, int pos, int n)
         names[k++] = p->ops[j]->name;
     const char *s = nearest(p->s + pos, n, names, k);
     quoted q = quote(p->s + pos, n);
+    const char c0 = p->s[pos];
+    if (pos > 0 && p->s[pos - 1] == ',' && ((c0 >= '0' && c0 <= '9') || c0 == '.' || c0 == '-' || c0 == '+'))
+        return vki_fail_at(p->e, pos, "unknown op '%s' (',' separates ops; an op's values are separated by ':', "
+                           "e.g. levels=0.1:0.9)", q.s);
     if (s)
         return vki_fail_at(p->e, pos, "unknown op '%s' (did you mean '%s'?)", q.s, s);
     return vki_fail_at(p->e, pos, "unknown op '%s' (run 'vkimg ops' for the list)", q.s);

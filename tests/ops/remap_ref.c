@@ -80,7 +80,8 @@ int mv_orientation_inverse(int o)
     return o == 6 ? 8 : o == 8 ? 6 : o;
 }
 
-int mv_centre(int W, int w) { return (W - w) / 2; }
+/* ImageMagick's centring (GravityAdjustGeometry): W/2 - w/2, each half rounded down */
+int mv_centre(int W, int w) { return W / 2 - w / 2; }
 
 int mv_crop_region(int W, int H, int rw, int rh, int gravity, int x, int y, int *x0, int *y0, int *cw, int *ch)
 {
@@ -205,12 +206,12 @@ int mv_self_check(void)
             { 4, 3, MV_NORTHWEST, 10, 0, -1, 0, 0, 0, 0 }, /* starts at the right edge: nothing */
             { 4, 3, MV_NORTHWEST, -4, 0, -1, 0, 0, 0, 0 }, /* ends at the left edge: nothing */
             { 4, 3, MV_SOUTHEAST, 1, 2, 0, 5, 3, 4, 3 },   /* offsets inward from the bottom-right */
-            { 4, 3, MV_EAST, 0, 0, 0, 6, 2, 4, 3 },        /* (8 - 3) / 2 = 2 */
-            { 3, 3, MV_CENTRE, 0, 0, 0, 3, 2, 3, 3 },      /* (10 - 3) / 2 = 3 (ImageMagick: 5 - 1 = 4) */
-            { 3, 3, MV_CENTRE, 1, -1, 0, 4, 1, 3, 3 },
+            { 4, 3, MV_EAST, 0, 0, 0, 6, 3, 4, 3 },        /* 8/2 - 3/2 = 3 */
+            { 3, 3, MV_CENTRE, 0, 0, 0, 4, 3, 3, 3 },      /* 10/2 - 3/2 = 4 (not (10 - 3)/2 = 3) */
+            { 3, 3, MV_CENTRE, 1, -1, 0, 5, 2, 3, 3 },
             { 4, 4, MV_SOUTH, 0, 1, 0, 3, 3, 4, 4 },
             { 20, 20, MV_CENTRE, 0, 0, 0, 0, 0, 10, 8 },   /* larger than the image: all of it */
-            { 13, 8, MV_CENTRE, -3, 0, 0, 0, 0, 9, 8 },    /* (10 - 13) / 2 = -1 (truncated), - 3: [-4, 9) */
+            { 13, 8, MV_CENTRE, -3, 0, 0, 0, 0, 9, 8 },    /* 10/2 - 13/2 = -1, - 3: [-4, 9) */
         };
         for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
             int x0 = 0, y0 = 0, cw = 0, ch = 0;

@@ -92,14 +92,14 @@ static void test_forms(vkimg_ctx *ctx)
             crop_case(ctx, "crop forms", f[i].text, &in, f[i].rw, f[i].rh, f[i].g, f[i].x, f[i].y, in.fmt);
             ref_image_free(&in);
         }
-    /* centre: (W - w) / 2 truncated (vips' centre crop); ImageMagick's W/2 - w/2
-     * is one more where W is even and w odd: 10 - 3 -> 3 (ImageMagick 4) */
+    /* centre: ImageMagick's W/2 - w/2, one more than (W - w)/2 (vips's) where W is
+     * even and w odd: 10 and 3 -> 4; 8 and 3 -> 3 */
     {
         vkimg_image in = rm_image(10, 8, 1, VKIMG_U8, seed++);
-        rm_map m = mv_crop(10, 8, 3, 2, 3, 3);
+        rm_map m = mv_crop(10, 8, 4, 3, 3, 3);
         rm_check(ctx, "crop forms", "crop=3x3:gravity=centre", &m, &in, VKIMG_U8, NULL);
         rm_map_free(&m);
-        m = mv_crop(10, 8, 0, 0, 9, 8); /* 13 wide: (10 - 13) / 2 = -1, then -3: [-4, 9) */
+        m = mv_crop(10, 8, 0, 0, 9, 8); /* 13 wide: 10/2 - 13/2 = -1, then -3: [-4, 9) */
         rm_check(ctx, "crop forms", "crop=13x8-3+0:gravity=centre", &m, &in, VKIMG_U8, NULL);
         rm_map_free(&m);
         ref_image_free(&in);

@@ -283,7 +283,7 @@ static void test_levels(void)
     ERR("levels=0:1:1:1", 13, "levels: too many values (takes black, white, gamma)");
     /* ImageMagick's spellings are not vkimg's: percentages, and ',' separates ops */
     ERR("levels=10%", 7, "levels: black: '10%' is not a number");
-    ERR("levels=0.1,0.9", 11, "unknown op '0' (run 'vkimg ops' for the list)");
+    ERR("levels=0.1,0.9", 11, "unknown op '0' (',' separates ops; an op's values are separated by ':', e.g. levels=0.1:0.9)");
     ERR("level=0.1", 0, "unknown op 'level' (did you mean 'levels'?)");
     DESCRIBE("levels", "levels=black=0:white=1:gamma=1");
     DESCRIBE("levels=0.1:0.9:2.2", "levels=black=0.1:white=0.9:gamma=2.2");
