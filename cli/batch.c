@@ -51,6 +51,7 @@ typedef struct batch {
     atomic_llong pixels_done;
     double t0;
     cli_trace *trace; /* --trace, else NULL */
+    int *order;       /* the jobs in the order to take them (job_order), else NULL: as given */
     /* --file-timeout: what each worker is on (job index + 1, 0 none) and since when */
     _Atomic int *on_job;
     _Atomic double *on_since;
@@ -241,7 +242,16 @@ static void run_job(batch *b, job *j, int worker)
         cli_trace_lane(b->trace, dtid, lane);
         if (t_slot - t > 0.01)
             cli_trace_span(b->trace, tid, "wait", "wait for a device slot", t, t_slot, j->in);
-        cli_trace_span(b->trace, tid, "host", "run on the device", t_slot, cli_now_ms(), j->in);
+        const vkimg_timing *tm = &j->timing;
+        if (!rc && tm->t_begin_ms > 0) { /* the run's phases */
+            cli_trace_span(b->trace, tid, "host", "plan", tm->t_begin_ms, tm->t_planned_ms, j->in);
+            cli_trace_span(b->trace, tid, "host", "buffers", tm->t_planned_ms, tm->t_buffers_ms, j->in);
+            cli_trace_span(b->trace, tid, "host", "record", tm->t_buffers_ms, tm->t_submit_ms, j->in);
+            cli_trace_span(b->trace, tid, "device", "on the device", tm->t_submit_ms, tm->t_done_ms, j->in);
+            cli_trace_span(b->trace, tid, "host", "results", tm->t_done_ms, tm->t_end_ms, j->in);
+        } else {
+            cli_trace_span(b->trace, tid, "host", "run on the device", t_slot, cli_now_ms(), j->in);
+        }
         if (!rc)
             cli_trace_run(b->trace, dtid, &j->timing, j->in);
     }
@@ -391,6 +401,44 @@ typedef struct worker_arg {
     int index;
 } worker_arg;
 
+/* The order the workers take the jobs in: the largest input files first, so that
+ * the batch does not end waiting for one big file that started last (longest
+ * processing time first; files whose size cannot be read go last). */
+static int *job_order(const job *jobs, int njobs)
+{
+    int *ord = malloc((size_t)njobs * sizeof *ord);
+    long long *sz = malloc((size_t)njobs * sizeof *sz);
+    if (!ord || !sz) {
+        free(ord);
+        free(sz);
+        return NULL;
+    }
+    for (int i = 0; i < njobs; i++) {
+        struct stat st;
+        ord[i] = i;
+        sz[i] = stat(jobs[i].in, &st) ? -1 : (long long)st.st_size;
+    }
+    for (int w = 1; w < njobs; w *= 2) { /* bottom-up merge sort: O(n log n), stable */
+        int *tmp = malloc((size_t)njobs * sizeof *tmp);
+        if (!tmp)
+            break;
+        for (int lo = 0; lo < njobs; lo += 2 * w) {
+            int mid = lo + w < njobs ? lo + w : njobs, hi = lo + 2 * w < njobs ? lo + 2 * w : njobs;
+            int a = lo, c = mid, k = lo;
+            while (a < mid && c < hi)
+                tmp[k++] = sz[ord[c]] > sz[ord[a]] ? ord[c++] : ord[a++];
+            while (a < mid)
+                tmp[k++] = ord[a++];
+            while (c < hi)
+                tmp[k++] = ord[c++];
+        }
+        memcpy(ord, tmp, (size_t)njobs * sizeof *ord);
+        free(tmp);
+    }
+    free(sz);
+    return ord;
+}
+
 static void *worker(void *arg)
 {
     const worker_arg *wa = arg;
@@ -406,6 +454,8 @@ static void *worker(void *arg)
         int i = atomic_fetch_add(&b->next, 1);
         if (i >= b->njobs)
             break;
+        if (b->order)
+            i = b->order[i];
         job *j = &b->jobs[i];
         if (b->on_job) {
             atomic_store(&b->on_since[wa->index], cli_now_ms());
@@ -478,14 +528,19 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
 #endif
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.cv, NULL);
-    if (cfg->trace && !(b.trace = cli_trace_new(b.t0)))
+    if (njobs > nthreads)
+        b.order = job_order(jobs, njobs);
+    if (cfg->trace && !(b.trace = cli_trace_new(b.t0))) {
+        free(b.order);
         return cli_error(CLI_EXIT_RUNTIME, "--trace: out of memory");
+    }
     cli_trace_lane(b.trace, TRACE_TID_MAIN, "main");
     pthread_t *tids = calloc((size_t)nthreads, sizeof *tids);
     worker_arg *wargs = calloc((size_t)nthreads, sizeof *wargs);
     if (!tids || !wargs) {
         free(tids);
         free(wargs);
+        free(b.order);
         cli_trace_free(b.trace);
         return cli_error(CLI_EXIT_RUNTIME, "out of memory");
     }
@@ -500,6 +555,7 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
             free(wargs);
             free((void *)b.on_job);
             free((void *)b.on_since);
+            free(b.order);
             cli_trace_free(b.trace);
             return cli_error(CLI_EXIT_RUNTIME, "--file-timeout: cannot start its watchdog");
         }
@@ -569,6 +625,7 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
         }
         cli_trace_free(b.trace);
     }
+    free(b.order);
     pthread_mutex_destroy(&b.mu);
     pthread_cond_destroy(&b.cv);
     return nfailed || !b.ndevs ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;

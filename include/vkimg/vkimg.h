@@ -299,7 +299,8 @@ typedef struct vkimg_timing {
      * start + ms). Device timestamps are placed on the host clock by aligning the
      * run's last timestamp with the moment its fence was seen signalled (so they
      * are late by the wake-up latency at most). 0 where the run was not timed. */
-    double t_submit_ms, t_done_ms;
+    /* the run's phases: begun, planned, buffers made, recorded and submitted, done, results ready */
+    double t_begin_ms, t_planned_ms, t_buffers_ms, t_submit_ms, t_done_ms, t_end_ms;
     double upload_start_ms, readback_start_ms;
     /* upload_ms and readback_ms split: the host's copies between the images and
      * device-visible memory (none where the caller decoded into it or reads the

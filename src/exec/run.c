@@ -164,8 +164,8 @@ int vki_run_input_buf(vki_run *r, const vki_buf *src, size_t bytes, const char *
         return declared_late(r, what);
     if (r->nin == RUN_MAX_IN)
         return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d inputs in one run", what, RUN_MAX_IN);
-    const vki_mem want = g->uma ? VKI_MEM_MAPPED : VKI_MEM_UPLOAD;
-    if (src->kind != want || src->size < (g->uma ? vki_input_buffer_size(bytes) : bytes))
+    const bool kind_ok = g->uma ? src->kind == VKI_MEM_MAPPED : src->kind == VKI_MEM_UPLOAD || src->kind == VKI_MEM_HOST_IN;
+    if (!kind_ok || src->size < (g->uma ? vki_input_buffer_size(bytes) : bytes))
         return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: not an input buffer of this device (an internal error)", what);
     run_in *in = &r->in[r->nin];
     memset(in, 0, sizeof *in);

@@ -46,10 +46,10 @@ int vki_devimg_alloc(vki_gpu *g, vkimg_image *im, int w, int h, int c, vkimg_fmt
         return vki_fail(e, VKIMG_E_USAGE, "cannot allocate a %dx%dx%d %s image: invalid size or format", w, h, c,
                         vkimg_fmt_name(fmt));
     vki_buf b;
-    /* the kinds the run engine's inputs are (exec/run.c): where device memory is
-     * host memory the device's own buffer, else upload staging */
+    /* what the run engine takes as an input (exec/run.c): where device memory is
+     * host memory the device's own buffer, else cached staging memory */
     int rc = g->uma ? vki_buf_create(g, vki_input_buffer_size(n), VKI_MEM_MAPPED, "input image", &b, e)
-                    : vki_buf_create(g, n, VKI_MEM_UPLOAD, "input image (staging)", &b, e);
+                    : vki_buf_create(g, n, VKI_MEM_HOST_IN, "input image (staging)", &b, e);
     if (rc)
         return rc;
     return vki_devimg_adopt(g, &b, im, w, h, c, fmt, e);

@@ -51,6 +51,8 @@ typedef enum vki_mem {
     VKI_MEM_READBACK, /* host-visible (cached if possible), transfer dst */
     VKI_MEM_CONST,    /* host-visible, shader-readable small data */
     VKI_MEM_MAPPED,   /* as DEVICE, and mapped: only where vki_gpu.uma */
+    VKI_MEM_HOST_IN,  /* host-visible, cached if possible, transfer src: images the host decodes into
+                         (write-combined memory would make a decoder's unaligned stores slow) */
 } vki_mem;
 
 typedef struct vki_buf {

@@ -62,7 +62,10 @@ static bool pool_take(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
 
 void vki_pool_init(vki_gpu *g)
 {
-    VkDeviceSize cap = (VkDeviceSize)1 << 30;
+    /* a batch keeps a few buffers per image in flight (staging, device input and
+     * output, readback, scratch): 4 GiB holds those of 16 images of 5120x2880 on a
+     * GPU; where device memory is host memory (the heap is the RAM) 1 GiB */
+    VkDeviceSize cap = (VkDeviceSize)(g->uma ? 1 : 4) << 30;
     if (g->lim.device_heap && g->lim.device_heap / 8 < cap)
         cap = g->lim.device_heap / 8;
     long mb = vki_env_long("VKIMG_BUFFER_POOL_MB", -1, 0, 1L << 30);
@@ -98,6 +101,12 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
         usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
         need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         avoid = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; /* keep scarce BAR memory free */
+        break;
+    case VKI_MEM_HOST_IN:
+        usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+        need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        want = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        avoid = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
         break;
     case VKI_MEM_READBACK:
         usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;

@@ -100,6 +100,7 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
     int rc, slot[VKI_MAX_OUTPUTS];
     if ((rc = plan_for(g, p, in, o, &ef, &pl, e)))
         return rc;
+    const double t_planned = vki_now_ms();
     const vki_shape *s = &pl.s;
     if (s->nout != n) {
         rc = vki_fail(e, VKIMG_E_USAGE, "the pipeline writes %d image(s) for this input, %d asked for%s", s->nout, n,
@@ -115,6 +116,7 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
         if ((rc = vki_run_output(run, pl.out_bytes[k], false, n > 1 ? "output level" : "output image", &pl.outs[k],
                                  &slot[k])))
             goto done;
+    const double t_buffers = vki_now_ms();
     if ((rc = vki_plan_record(&pl, run)) || (rc = vki_run_submit(run)))
         goto done;
     double t0 = vki_now_ms();
@@ -136,7 +138,11 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
         vki_run_times(run, t);
         t->readback_ms += host_readback;
         t->down_host_ms = host_readback;
-        t->total_ms = vki_now_ms() - t_start;
+        t->t_begin_ms = t_start;
+        t->t_planned_ms = t_planned;
+        t->t_buffers_ms = t_buffers;
+        t->t_end_ms = vki_now_ms();
+        t->total_ms = t->t_end_ms - t_start;
     }
 done:
     if (rc)

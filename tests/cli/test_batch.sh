@@ -116,9 +116,11 @@ assert all((r[\"device\"] is None) == (r[\"status\"] == \"error\") for r in rows
 "'
 fi
 rm -rf "$t/out"/*
+# the batch takes the largest files first: make the bad one the largest
+{ echo "not an image"; head -c 2000000 /dev/zero; } > "$t/mixed/img0.png"
 "$vk" -q -i "$t/mixed/*.png" -o "$t/out/" -f gray --threads 1 --fail-fast 2>/dev/null
 check "--fail-fast exits 1" '[ $? -eq 1 ]'
-check "--fail-fast stops at the first failure (img0 sorts first)" '[ $(ls "$t/out" | wc -l) -eq 0 ]'
+check "--fail-fast stops at the first failure (the largest file goes first)" '[ $(ls "$t/out" | wc -l) -eq 0 ]'
 
 # --skip-existing leaves existing outputs alone
 rm -rf "$t/out"/*
