@@ -615,8 +615,10 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
         cli_error(CLI_EXIT_RUNTIME, "%d validation message(s) reported (see above)", nmsgs);
         nfailed++;
     }
+    double t_close = cli_now_ms();
     for (int i = 0; i < b.ndevs; i++)
         vkimg_ctx_destroy(b.devs[i].ctx);
+    cli_trace_span(b.trace, TRACE_TID_MAIN, "device", "close the device(s)", t_close, cli_now_ms(), NULL);
     if (b.trace) {
         char why[1100];
         if (cli_trace_write(b.trace, cfg->trace, why, sizeof why)) {

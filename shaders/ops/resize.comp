@@ -17,6 +17,13 @@
 //         horizontally into shared memory (the same sums as pass 1), then each
 //         output vertically from there (as pass 2). DRAM sees the input once (the
 //         rows two tiles share come from the L2) and the output once.
+// PASS 4  horizontal with the box pre-shrink folded in (GPUs): a workgroup makes
+//         TW outputs of one pre-shrunk row (in -> tmp, out_w x ceil(in_h/ky));
+//         the pre-shrunk pixels its taps reach are made once into shared memory
+//         (each input pixel read once, coalesced), then each output from there.
+//         With KX = KY = 1 it is pass 1 through shared memory. Pass 2 follows.
+// TMPF16  the intermediate of passes 1/4 -> 2 in f16 instead of f32 (8-bit
+//         outputs: its rounding is 1/16 of an 8-bit step).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
@@ -27,7 +34,9 @@ layout(constant_id = 11) const int T = 1;     // taps per output (table row leng
 layout(constant_id = 12) const int TY = 1;    // PASS 3: taps along y
 layout(constant_id = 13) const int TW = 32;   // PASS 3: output tile
 layout(constant_id = 14) const int TH = 16;
-layout(constant_id = 15) const int SROWS = 1; // PASS 3: input rows a tile reaches (shared rows)
+layout(constant_id = 15) const int SROWS = 1; // PASS 3: input rows a tile reaches (shared rows);
+                                              // PASS 4: pre-shrunk pixels a tile's taps reach
+layout(constant_id = 16) const int TMPF16 = 0; // passes 1, 4 write and pass 2 reads the intermediate as f16
 
 layout(push_constant) uniform Push {
     uvec2 src, dst, wts, starts;
@@ -36,7 +45,7 @@ layout(push_constant) uniform Push {
     uvec2 wts_y, starts_y; // PASS 3: the vertical table (wts, starts: the horizontal one)
 } pc;
 
-shared float hrows[PASS == 3 ? SROWS * TW * IN_C : 1];
+shared float hrows[PASS == 3 || PASS == 4 ? SROWS * (PASS == 3 ? TW : 1) * IN_C : 1];
 
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer IntBuf { int v[]; };
 
@@ -77,6 +86,72 @@ void store_f32(uvec2 a, uint i, vec4 v)
     uint b = i * uint(IN_C);
     for (int c = 0; c < IN_C; c++)
         F32Buf(a).v[b + uint(c)] = v[c];
+}
+
+// The intermediate of passes 1/4 -> 2 (f32, or f16 with TMPF16).
+vec4 load_tmp(uvec2 a, uint i)
+{
+    if (TMPF16 == 0)
+        return load_f32(a, i);
+    vec4 r = vec4(0.0);
+    uint b = i * uint(IN_C);
+    for (int c = 0; c < IN_C; c++)
+        r[c] = float(F16Buf(a).v[b + uint(c)]);
+    return r;
+}
+
+void store_tmp(uvec2 a, uint i, vec4 v)
+{
+    if (TMPF16 == 0) {
+        store_f32(a, i, v);
+        return;
+    }
+    uint b = i * uint(IN_C);
+    for (int c = 0; c < IN_C; c++)
+        F16Buf(a).v[b + uint(c)] = float16_t(v[c]);
+}
+
+// PASS 4: outputs x0 .. x0 + TW - 1 of pre-shrunk row y (the mean of the KX x KY
+// block, a partial block at the right/bottom edge the mean of what is there, as
+// pass 0), horizontally filtered from shared memory.
+void rows_pass()
+{
+    const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
+    const uint x0 = gl_WorkGroupID.x * uint(TW), y = gl_WorkGroupID.y;
+    const uint kx = pc.kx, ky = pc.ky;
+    const uint pw = (pc.in_w + kx - 1u) / kx;
+    F32Buf wx = F32Buf(pc.wts);
+    IntBuf sx = IntBuf(pc.starts);
+    const uint tw = min(uint(TW), pc.out_w - x0);
+    const int p0 = sx.v[x0], np = sx.v[x0 + tw - 1u] + T - p0; // <= SROWS
+    const uint by0 = y * ky, by1 = min(by0 + ky, pc.in_h);
+    // 1: the pre-shrunk pixels p0 .. p0 + np - 1 (clamped to the row) of this row
+    for (uint k = t; k < uint(np); k += n) {
+        uint p = uint(clamp(p0 + int(k), 0, int(pw) - 1));
+        uint bx0 = p * kx, bx1 = min(bx0 + kx, pc.in_w);
+        vec4 s = vec4(0.0);
+        for (uint yy = by0; yy < by1; yy++)
+            for (uint xx = bx0; xx < bx1; xx++)
+                s += load_pre(yy * pc.in_w + xx);
+        s /= float((bx1 - bx0) * (by1 - by0));
+        for (int c = 0; c < IN_C; c++)
+            hrows[k * uint(IN_C) + uint(c)] = s[c];
+    }
+    barrier();
+    // 2: each output of the tile from there
+    for (uint ox = t; ox < tw; ox += n) {
+        int base = sx.v[x0 + ox] - p0;
+        vec4 s = vec4(0.0);
+        for (int i = 0; i < T; i++) {
+            float w = wx.v[(x0 + ox) * uint(T) + uint(i)];
+            if (w != 0.0) {
+                uint b = uint(base + i) * uint(IN_C);
+                for (int c = 0; c < IN_C; c++)
+                    s[c] += w * hrows[b + uint(c)];
+            }
+        }
+        store_tmp(pc.dst, y * pc.out_w + x0 + ox, s);
+    }
 }
 
 // The colour divided by the resized alpha, sRGB again with LINEAR (the end of
@@ -146,6 +221,10 @@ void main()
         fused();
         return;
     }
+    if (PASS == 4) {
+        rows_pass();
+        return;
+    }
     uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
     if (PASS == 0) {
         uint ow = (pc.in_w + pc.kx - 1u) / pc.kx, oh = (pc.in_h + pc.ky - 1u) / pc.ky;
@@ -174,14 +253,14 @@ void main()
                 s += k * (PRE != 0 ? load_f32(pc.src, row + j) : load_pre(row + j));
             }
         }
-        store_f32(pc.dst, y * pc.out_w + x, s);
+        store_tmp(pc.dst, y * pc.out_w + x, s);
         return;
     }
     int j0 = st.v[y], last = int(pc.in_h) - 1;
     for (int t = 0; t < T; t++) {
         float k = w.v[y * uint(T) + uint(t)];
         if (k != 0.0)
-            s += k * load_f32(pc.src, uint(clamp(j0 + t, 0, last)) * pc.out_w + x);
+            s += k * load_tmp(pc.src, uint(clamp(j0 + t, 0, last)) * pc.out_w + x);
     }
     store_px(pc.dst, y * pc.out_w + x, finish(s));
 }

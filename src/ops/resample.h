@@ -24,6 +24,8 @@ typedef struct vki_resample {
     vki_filter filter;
     bool linear;
     bool fast; /* a box pre-shrink by an integer factor where an axis shrinks 4x or more */
+    bool f32_between; /* f32 between the axes always (mipmaps: the same bytes as its fused box pass);
+                         else f16 where the output is 8-bit */
 } vki_resample;
 
 /* Records the resampling of s->in (s->w x s->h, s->in_c channels, s->in_fmt) to

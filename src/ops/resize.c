@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *const vki_filter_names[] = { "lanczos3", "lanczos2", "mitchell", "catrom", "bilinear", "box", "nearest",
                                          NULL };
@@ -94,7 +95,8 @@ static void resize_min_input(int w, int h, const vki_args *a, int *min_w, int *m
 {
     int ow, oh;
     char why[8];
-    const vki_resample rs = { (vki_filter)(int)a->v[O_FILTER], a->v[O_LINEAR] != 0, a->v[O_FAST] != 0 };
+    const vki_resample rs = { .filter = (vki_filter)(int)a->v[O_FILTER],
+                            .linear = a->v[O_LINEAR] != 0, .fast = a->v[O_FAST] != 0 };
     if (resize_size(w, h, a, &ow, &oh, why, sizeof why)) {
         *min_w = w;
         *min_h = h;
@@ -161,29 +163,56 @@ typedef struct resize_push {
 
 #define FUSED_TW 32 /* the fused pass's output tile */
 #define FUSED_TH 16
+#define ROWS_TW 64  /* the rows pass's outputs per workgroup */
 
-/* The fused pass where the device is a GPU (VKIMG_RESIZE_FUSED=0/1 overrides,
- * for tests and comparisons) and its rows fit shared memory. */
-static bool use_fused(const vki_gpu *g, int rows, int c)
+/* How the resampling is recorded:
+ *   ROWS    pass 4 (the pre-shrink folded into the horizontal pass, through shared
+ *           memory) then pass 2: GPUs (on the H100 8K -> 1/4 Lanczos3 took 0.24 ms
+ *           as passes 0-1-2 with f32 between them, 0.32 ms fused)
+ *   PASSES  pass 0 (pre-shrink), 1, 2: CPU devices (lavapipe)
+ *   FUSED   pass 0, then 3 (both axes in one dispatch)
+ * VKIMG_RESIZE_PATH=rows|passes|fused overrides (tests, comparisons); a path whose
+ * shared memory does not fit falls back to PASSES. */
+typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS } resize_path;
+
+static resize_path pick_path(const vki_gpu *g)
 {
-    bool want = g->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
-    const char *ev = getenv("VKIMG_RESIZE_FUSED");
+    const char *ev = getenv("VKIMG_RESIZE_PATH");
+    if (ev && !strcmp(ev, "rows"))
+        return PATH_ROWS;
+    if (ev && !strcmp(ev, "passes"))
+        return PATH_PASSES;
+    if (ev && !strcmp(ev, "fused"))
+        return PATH_FUSED;
+    ev = getenv("VKIMG_RESIZE_FUSED"); /* the older switch: 1 fused, 0 passes */
     if (ev && *ev)
-        want = *ev != '0';
-    return want && (uint64_t)rows * FUSED_TW * c * 4 <= g->lim.max_shared;
+        return *ev != '0' ? PATH_FUSED : PATH_PASSES;
+    return g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PATH_PASSES : PATH_ROWS;
+}
+
+static bool fits_shared(const vki_gpu *g, uint64_t floats)
+{
+    return floats * 4 <= g->lim.max_shared;
 }
 
 static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bool pre, uint32_t taps, uint32_t ty,
-                uint32_t srows, const resize_push *pc, uint32_t nx, uint32_t ny)
+                uint32_t srows, bool tmpf16, const resize_push *pc, uint32_t nx, uint32_t ny)
 {
     vki_spec spec = { 0 };
     uint32_t wy = r->gpu->lim.max_wg_invocations / 16 < 16 ? r->gpu->lim.max_wg_invocations / 16 : 16;
-    vki_step_spec(s, &spec, 16, wy, 1);
+    vki_step_spec(s, &spec, p == 4 ? ROWS_TW : 16, p == 4 ? 1 : wy, 1);
     vki_spec_named(&spec, "PASS", (uint32_t)p);
     vki_spec_named(&spec, "LINEAR", rs->linear);
     vki_spec_named(&spec, "PRE", pre);
     vki_spec_named(&spec, "T", taps);
-    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize" };
+    vki_spec_named(&spec, "TMPF16", tmpf16);
+    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize", "resize-h" };
+    if (p == 4) {
+        vki_spec_named(&spec, "TW", ROWS_TW);
+        vki_spec_named(&spec, "SROWS", srows);
+        return vki_rec_dispatch(r, names[p], VKI_SPV(resize), &spec, pc, sizeof *pc, (nx + ROWS_TW - 1) / ROWS_TW,
+                                ny, 1);
+    }
     if (p == 3) {
         vki_spec_named(&spec, "TY", ty);
         vki_spec_named(&spec, "TW", FUSED_TW);
@@ -200,46 +229,75 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     int w = s->w, h = s->h, ow = s->out_w, oh = s->out_h, c = s->in_c, rc;
     VkDeviceAddress src = s->in, pre = 0, tmp, wx, sx, wy, sy;
     bool shrunk = false;
-    uint32_t tx, ty;
+    uint32_t tx = 0, ty = 0;
     int kx = rs->fast && rs->filter != VKI_FILTER_NEAREST ? vki_preshrink_factor((double)w / ow) : 1;
     int ky = rs->fast && rs->filter != VKI_FILTER_NEAREST ? vki_preshrink_factor((double)h / oh) : 1;
+    int pw = (w + kx - 1) / kx, ph = (h + ky - 1) / ky; /* the pre-shrunk size (w x h without one) */
+    /* the intermediate between the axes: f16 for 8-bit outputs (1/16 of their step)
+     * of values in [0, 1]; not in linear light or premultiplied (small values there
+     * are f16 subnormals, whose error the sRGB encoding or the division by alpha
+     * would magnify) */
+    const bool tmpf16 = s->out_fmt == VKIMG_U8 && !rs->linear && (c == 1 || c == 3) && !rs->f32_between;
+    const size_t tmp_sample = tmpf16 ? 2 : 4;
+    resize_path path = pick_path(r->gpu);
+    int reach_x = 0, reach_y = 0, reach_rows = 0;
+    /* the tables are over the pre-shrunk grid */
+    if ((rc = axis_table(r, rs->filter, pw, ow, FUSED_TW, &wx, &sx, &tx, &reach_x)) ||
+        (rc = axis_table(r, rs->filter, ph, oh, FUSED_TH, &wy, &sy, &ty, &reach_y)))
+        return rc;
+    if (path == PATH_ROWS) {
+        /* the reach of ROWS_TW outputs (axis_table's is for FUSED_TW) */
+        double sc = (double)pw / ow;
+        reach_rows = (int)ceil(ROWS_TW * sc) + (int)tx + 2;
+        if (!fits_shared(r->gpu, (uint64_t)reach_rows * (uint64_t)c))
+            path = PATH_PASSES;
+    }
+    if (path == PATH_FUSED && !fits_shared(r->gpu, (uint64_t)reach_y * FUSED_TW * (uint64_t)c))
+        path = PATH_PASSES;
+    if (path == PATH_ROWS) {
+        if ((rc = vki_rec_scratch(r, (VkDeviceSize)ow * ph * c * tmp_sample, "resize intermediate", &tmp)))
+            return rc;
+        resize_push p4 = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w,
+                           (uint32_t)h, (uint32_t)ow, (uint32_t)oh, (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 } };
+        if ((rc = pass(r, s, rs, 4, false, tx, 1, (uint32_t)reach_rows, tmpf16, &p4, (uint32_t)ow, (uint32_t)ph)))
+            return rc;
+        resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)pw,
+                           (uint32_t)ph, (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
+        return pass(r, s, rs, 2, false, ty, 1, 1, tmpf16, &pv, (uint32_t)ow, (uint32_t)oh);
+    }
     if (kx > 1 || ky > 1) {
-        int pw = (w + kx - 1) / kx, ph = (h + ky - 1) / ky;
         if ((rc = vki_rec_scratch(r, (VkDeviceSize)pw * ph * c * 4, "resize pre-shrunk image", &pre)))
             return rc;
         resize_push pc = { vki_addr_of(src), vki_addr_of(pre), { 0, 0 }, { 0, 0 }, (uint32_t)w, (uint32_t)h, 0, 0,
                            (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 } };
-        if ((rc = pass(r, s, rs, 0, false, 1, 1, 1, &pc, (uint32_t)pw, (uint32_t)ph)))
+        if ((rc = pass(r, s, rs, 0, false, 1, 1, 1, false, &pc, (uint32_t)pw, (uint32_t)ph)))
             return rc;
         src = pre;
         w = pw;
         h = ph;
         shrunk = true;
     }
-    int reach_x, reach_y;
-    if ((rc = axis_table(r, rs->filter, w, ow, FUSED_TW, &wx, &sx, &tx, &reach_x)) ||
-        (rc = axis_table(r, rs->filter, h, oh, FUSED_TH, &wy, &sy, &ty, &reach_y)))
-        return rc;
-    if (use_fused(r->gpu, reach_y, c)) {
+    if (path == PATH_FUSED) {
         resize_push pf = { vki_addr_of(src), vki_addr_of(s->out), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w,
                            (uint32_t)h, (uint32_t)ow, (uint32_t)oh, 1, 1, vki_addr_of(wy), vki_addr_of(sy) };
-        return pass(r, s, rs, 3, shrunk, tx, ty, (uint32_t)reach_y, &pf, (uint32_t)ow, (uint32_t)oh);
+        return pass(r, s, rs, 3, shrunk, tx, ty, (uint32_t)reach_y, false, &pf, (uint32_t)ow, (uint32_t)oh);
     }
-    if ((rc = vki_rec_scratch(r, (VkDeviceSize)ow * h * c * 4, "resize intermediate", &tmp)))
+    if ((rc = vki_rec_scratch(r, (VkDeviceSize)ow * h * c * tmp_sample, "resize intermediate", &tmp)))
         return rc;
-    resize_push ph = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w, (uint32_t)h,
-                       (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
-    if ((rc = pass(r, s, rs, 1, shrunk, tx, 1, 1, &ph, (uint32_t)ow, (uint32_t)h)))
+    resize_push ph1 = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w, (uint32_t)h,
+                        (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
+    if ((rc = pass(r, s, rs, 1, shrunk, tx, 1, 1, tmpf16, &ph1, (uint32_t)ow, (uint32_t)h)))
         return rc;
     resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)w, (uint32_t)h,
                        (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
-    return pass(r, s, rs, 2, false, ty, 1, 1, &pv, (uint32_t)ow, (uint32_t)oh);
+    return pass(r, s, rs, 2, false, ty, 1, 1, tmpf16, &pv, (uint32_t)ow, (uint32_t)oh);
 }
 
 static int record_resize(vki_rec *r, const vki_step *s)
 {
     const double *v = s->args->v;
-    vki_resample rs = { (vki_filter)(int)v[O_FILTER], v[O_LINEAR] != 0, v[O_FAST] != 0 };
+    vki_resample rs = { .filter = (vki_filter)(int)v[O_FILTER],
+                            .linear = v[O_LINEAR] != 0, .fast = v[O_FAST] != 0 };
     return vki_record_resample(r, s, &rs);
 }
 

@@ -83,7 +83,8 @@ static int thumbnail_size(int w, int h, const vki_args *a, int *ow, int *oh, cha
 static void thumbnail_min_input(int w, int h, const vki_args *a, int *min_w, int *min_h)
 {
     const double *v = a->v;
-    const vki_resample rs = { (vki_filter)(int)v[O_FILTER], v[O_LINEAR] != 0, v[O_FAST] != 0 };
+    const vki_resample rs = { .filter = (vki_filter)(int)v[O_FILTER],
+                            .linear = v[O_LINEAR] != 0, .fast = v[O_FAST] != 0 };
     int rw, rh, ow, oh;
     char why[8];
     if (sizes(a, w, h, &rw, &rh, &ow, &oh, why, sizeof why)) {
@@ -97,7 +98,8 @@ static void thumbnail_min_input(int w, int h, const vki_args *a, int *min_w, int
 static int record_thumbnail(vki_rec *r, const vki_step *s)
 {
     const double *v = s->args->v;
-    vki_resample rs = { (vki_filter)(int)v[O_FILTER], v[O_LINEAR] != 0, v[O_FAST] != 0 };
+    vki_resample rs = { .filter = (vki_filter)(int)v[O_FILTER],
+                            .linear = v[O_LINEAR] != 0, .fast = v[O_FAST] != 0 };
     int rw, rh, ow, oh;
     char why[256];
     /* the sizes out_size gave (from the geometry's input size); the resampling
