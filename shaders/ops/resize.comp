@@ -22,12 +22,6 @@
 //         the pre-shrunk pixels its taps reach are made once into shared memory
 //         (each input pixel read once, coalesced), then each output from there.
 //         With KX = KY = 1 it is pass 1 through shared memory. Pass 2 follows.
-// PASS 5  a chain of small resamplings in one workgroup (the mip levels after
-//         mipmaps.comp's, on GPUs, where a dispatch and a barrier per pass would
-//         cost more than the work): for each level of a table, pass 1 into a
-//         scratch buffer and pass 2 into the level, the same sums in the same order
-//         (the same bytes as one pass 1 + 2 a level), the levels written and read
-//         through coherent buffers, a barrier between.
 // TMPF16  the intermediate of passes 1/4 -> 2 in f16 instead of f32 (8-bit
 //         outputs: its rounding is 1/16 of an 8-bit step).
 #extension GL_GOOGLE_include_directive : require
@@ -51,8 +45,7 @@ layout(push_constant) uniform Push {
     uvec2 wts_y, starts_y; // PASS 3: the vertical table (wts, starts: the horizontal one)
 } pc;
 
-layout(constant_id = 17) const int RPW = 1;   // PASS 4: pre-shrunk rows a workgroup makes (local_size_y)
-shared float hrows[PASS == 3 || PASS == 4 ? SROWS * (PASS == 3 ? TW : RPW) * IN_C : 1];
+shared float hrows[PASS == 3 || PASS == 4 ? SROWS * (PASS == 3 ? TW : 1) * IN_C : 1];
 
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer IntBuf { int v[]; };
 
@@ -124,41 +117,40 @@ void store_tmp(uvec2 a, uint i, vec4 v)
 void rows_pass()
 {
     const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
-    const uint x0 = gl_WorkGroupID.x * uint(TW), y0 = gl_WorkGroupID.y * uint(RPW);
+    const uint x0 = gl_WorkGroupID.x * uint(TW), y = gl_WorkGroupID.y;
     const uint kx = pc.kx, ky = pc.ky;
-    const uint pw = (pc.in_w + kx - 1u) / kx, ph = (pc.in_h + ky - 1u) / ky;
+    const uint pw = (pc.in_w + kx - 1u) / kx;
     F32Buf wx = F32Buf(pc.wts);
     IntBuf sx = IntBuf(pc.starts);
-    const uint tw = min(uint(TW), pc.out_w - x0), rows = min(uint(RPW), ph - y0);
+    const uint tw = min(uint(TW), pc.out_w - x0);
     const int p0 = sx.v[x0], np = sx.v[x0 + tw - 1u] + T - p0; // <= SROWS
-    // 1: the pre-shrunk pixels p0 .. p0 + np - 1 (clamped to the row) of the rows
-    for (uint k = t; k < uint(np) * rows; k += n) {
-        uint r = k / uint(np), j = k % uint(np);
-        uint p = uint(clamp(p0 + int(j), 0, int(pw) - 1));
-        uint bx0 = p * kx, bx1 = min(bx0 + kx, pc.in_w), by0 = (y0 + r) * ky, by1 = min(by0 + ky, pc.in_h);
+    const uint by0 = y * ky, by1 = min(by0 + ky, pc.in_h);
+    // 1: the pre-shrunk pixels p0 .. p0 + np - 1 (clamped to the row) of this row
+    for (uint k = t; k < uint(np); k += n) {
+        uint p = uint(clamp(p0 + int(k), 0, int(pw) - 1));
+        uint bx0 = p * kx, bx1 = min(bx0 + kx, pc.in_w);
         vec4 s = vec4(0.0);
         for (uint yy = by0; yy < by1; yy++)
             for (uint xx = bx0; xx < bx1; xx++)
                 s += load_pre(yy * pc.in_w + xx);
         s /= float((bx1 - bx0) * (by1 - by0));
         for (int c = 0; c < IN_C; c++)
-            hrows[(r * uint(SROWS) + j) * uint(IN_C) + uint(c)] = s[c];
+            hrows[k * uint(IN_C) + uint(c)] = s[c];
     }
     barrier();
     // 2: each output of the tile from there
-    for (uint k = t; k < tw * rows; k += n) {
-        uint r = k / tw, ox = k % tw;
+    for (uint ox = t; ox < tw; ox += n) {
         int base = sx.v[x0 + ox] - p0;
         vec4 s = vec4(0.0);
         for (int i = 0; i < T; i++) {
             float w = wx.v[(x0 + ox) * uint(T) + uint(i)];
             if (w != 0.0) {
-                uint b = (r * uint(SROWS) + uint(base + i)) * uint(IN_C);
+                uint b = uint(base + i) * uint(IN_C);
                 for (int c = 0; c < IN_C; c++)
                     s[c] += w * hrows[b + uint(c)];
             }
         }
-        store_tmp(pc.dst, (y0 + r) * pc.out_w + x0 + ox, s);
+        store_tmp(pc.dst, y * pc.out_w + x0 + ox, s);
     }
 }
 
@@ -223,103 +215,8 @@ void fused()
     }
 }
 
-// ---- PASS 5
-struct Level {
-    uvec2 src, dst, wx, sx, wy, sy;
-    uint in_w, in_h, out_w, out_h, tx, ty;
-};
-layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer LevelBuf { Level l[]; };
-layout(buffer_reference, std430, buffer_reference_align = 1) coherent buffer CU8Buf { uint8_t v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 2) coherent buffer CU16Buf { uint16_t v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer CF32Buf { float v[]; };
-
-// as load_pre, from a level this workgroup may have written (IN_FMT is the levels' format)
-vec4 chain_load(uvec2 a, uint i)
-{
-    vec4 v = vec4(0.0);
-    uint b = i * uint(IN_C);
-    for (int c = 0; c < IN_C; c++) {
-        if (IN_FMT == FMT_U8)
-            v[c] = float(uint(CU8Buf(a).v[b + uint(c)])) * (1.0 / 255.0);
-        else if (IN_FMT == FMT_U16)
-            v[c] = float(uint(CU16Buf(a).v[b + uint(c)])) * (1.0 / 65535.0);
-        else
-            v[c] = CF32Buf(a).v[b + uint(c)];
-    }
-    if (LINEAR != 0)
-        for (int c = 0; c < COLOUR; c++)
-            v[c] = to_linear(clamp(v[c], 0.0, 1.0));
-    if (HAS_ALPHA)
-        for (int c = 0; c < COLOUR; c++)
-            v[c] *= v[COLOUR];
-    return v;
-}
-
-// as store_px (OUT_FMT = IN_FMT), into a coherent buffer
-void chain_store(uvec2 a, uint i, vec4 v)
-{
-    uint b = i * uint(OUT_C);
-    for (int c = 0; c < OUT_C; c++) {
-        if (OUT_FMT == FMT_U8)
-            CU8Buf(a).v[b + uint(c)] = uint8_t(uint(floor(clamp(v[c], 0.0, 1.0) * 255.0 + 0.5)));
-        else if (OUT_FMT == FMT_U16)
-            CU16Buf(a).v[b + uint(c)] = uint16_t(uint(floor(clamp(v[c], 0.0, 1.0) * 65535.0 + 0.5)));
-        else
-            CF32Buf(a).v[b + uint(c)] = v[c];
-    }
-}
-
-void chain()
-{
-    const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
-    LevelBuf tab = LevelBuf(pc.src);
-    CF32Buf tmp = CF32Buf(pc.dst);
-    for (uint l = 0u; l < pc.in_w; l++) {
-        Level L = tab.l[l];
-        F32Buf wx = F32Buf(L.wx), wy = F32Buf(L.wy);
-        IntBuf sx = IntBuf(L.sx), sy = IntBuf(L.sy);
-        const int lastx = int(L.in_w) - 1, lasty = int(L.in_h) - 1;
-        for (uint k = t; k < L.out_w * L.in_h; k += n) { // pass 1
-            uint x = k % L.out_w, y = k / L.out_w;
-            int j0 = sx.v[x];
-            vec4 s = vec4(0.0);
-            for (uint i = 0u; i < L.tx; i++) {
-                float w = wx.v[x * L.tx + i];
-                if (w != 0.0)
-                    s += w * chain_load(L.src, y * L.in_w + uint(clamp(j0 + int(i), 0, lastx)));
-            }
-            for (int c = 0; c < IN_C; c++)
-                tmp.v[k * uint(IN_C) + uint(c)] = s[c];
-        }
-        memoryBarrierBuffer();
-        barrier();
-        for (uint k = t; k < L.out_w * L.out_h; k += n) { // pass 2
-            uint x = k % L.out_w, y = k / L.out_w;
-            int j0 = sy.v[y];
-            vec4 s = vec4(0.0);
-            for (uint i = 0u; i < L.ty; i++) {
-                float w = wy.v[y * L.ty + i];
-                if (w != 0.0) {
-                    uint b = (uint(clamp(j0 + int(i), 0, lasty)) * L.out_w + x) * uint(IN_C);
-                    vec4 v = vec4(0.0);
-                    for (int c = 0; c < IN_C; c++)
-                        v[c] = tmp.v[b + uint(c)];
-                    s += w * v;
-                }
-            }
-            chain_store(L.dst, k, finish(s));
-        }
-        memoryBarrierBuffer();
-        barrier();
-    }
-}
-
 void main()
 {
-    if (PASS == 5) {
-        chain();
-        return;
-    }
     if (PASS == 3) {
         fused();
         return;

@@ -34,7 +34,6 @@ static int mipmaps_outputs(int w, int h, const vki_args *a, int *ws, int *hs)
 }
 
 #define FUSED_MAX 6 /* levels one dispatch of mipmaps.comp makes: a 64 x 64 input tile */
-#define CHAIN_MAX_PX (256 * 256) /* levels from inputs this small on go in one chain dispatch */
 
 /* The levels the fused box pass makes (0: none): while every level halves
  * exactly, at most FUSED_MAX; on GPUs (VKIMG_MIPMAPS_FUSED=0/1 overrides). */
@@ -93,17 +92,7 @@ static int record_mipmaps(vki_rec *r, const vki_step *s)
         vki_remap id = vki_crop_remap(0, 0);
         rc = vki_record_remap(r, s, &id);
     }
-    int k = fused ? fused + 1 : 1;
-    /* the small levels at the end in one workgroup (GPUs, where a dispatch and a
-     * barrier a pass cost more than they do; VKIMG_MIPMAPS_CHAIN=0/1 overrides) */
-    int chain = s->nout;
-    const char *ev = getenv("VKIMG_MIPMAPS_CHAIN");
-    bool chain_on = ev && *ev ? *ev != '0' : r->gpu->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
-    if (chain_on)
-        for (chain = k; chain < s->nout && (uint64_t)s->outs_w[chain - 1] * (uint64_t)s->outs_h[chain - 1] > CHAIN_MAX_PX;
-             chain++)
-            ;
-    for (; k < chain && !rc; k++) {
+    for (int k = fused ? fused + 1 : 1; k < s->nout && !rc; k++) {
         vki_step t = *s;
         t.in = s->outs[k - 1];
         t.w = t.geo_w = s->outs_w[k - 1];
@@ -116,8 +105,6 @@ static int record_mipmaps(vki_rec *r, const vki_step *s)
         t.out_h = s->outs_h[k];
         rc = vki_record_resample(r, &t, &rs);
     }
-    if (!rc && chain < s->nout)
-        rc = vki_record_resample_chain(r, s, &rs, chain, s->nout - 1);
     return rc;
 }
 

@@ -32,12 +32,6 @@ typedef struct vki_resample {
  * s->out (s->out_w x s->out_h, s->out_fmt). */
 int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs);
 
-/* Levels first..last of a multi-output step (s->outs, each the resampling of the
- * one before it, as vki_record_resample would make them one by one) in one
- * dispatch of one workgroup, with the same bytes: for the small levels at the end
- * of a mip chain, where dispatches and barriers cost more than the work. */
-int vki_record_resample_chain(vki_rec *r, const vki_step *s, const vki_resample *rs, int first, int last);
-
 /* The integer box pre-shrink factor of the fast path for an axis shrinking by s
  * (n_in / n_out): floor(s / 2) from s >= 4 (so that the filter still reduces by
  * 2x or more), else 1. */

@@ -163,8 +163,7 @@ typedef struct resize_push {
 
 #define FUSED_TW 32 /* the fused pass's output tile */
 #define FUSED_TH 16
-#define ROWS_TW 64  /* the rows pass's outputs per workgroup row */
-#define ROWS_RPW 4  /* ... and its rows */
+#define ROWS_TW 64  /* the rows pass's outputs per workgroup */
 
 /* How the resampling is recorded:
  *   ROWS    pass 4 (the pre-shrink folded into the horizontal pass, through shared
@@ -201,7 +200,7 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
 {
     vki_spec spec = { 0 };
     uint32_t wy = r->gpu->lim.max_wg_invocations / 16 < 16 ? r->gpu->lim.max_wg_invocations / 16 : 16;
-    vki_step_spec(s, &spec, p == 4 ? ROWS_TW : 16, p == 4 ? ROWS_RPW : wy, 1);
+    vki_step_spec(s, &spec, p == 4 ? ROWS_TW : 16, p == 4 ? 1 : wy, 1);
     vki_spec_named(&spec, "PASS", (uint32_t)p);
     vki_spec_named(&spec, "LINEAR", rs->linear);
     vki_spec_named(&spec, "PRE", pre);
@@ -211,9 +210,8 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
     if (p == 4) {
         vki_spec_named(&spec, "TW", ROWS_TW);
         vki_spec_named(&spec, "SROWS", srows);
-        vki_spec_named(&spec, "RPW", ROWS_RPW);
         return vki_rec_dispatch(r, names[p], VKI_SPV(resize), &spec, pc, sizeof *pc, (nx + ROWS_TW - 1) / ROWS_TW,
-                                (ny + ROWS_RPW - 1) / ROWS_RPW, 1);
+                                ny, 1);
     }
     if (p == 3) {
         vki_spec_named(&spec, "TY", ty);
@@ -251,11 +249,7 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
         /* the reach of ROWS_TW outputs (axis_table's is for FUSED_TW) */
         double sc = (double)pw / ow;
         reach_rows = (int)ceil(ROWS_TW * sc) + (int)tx + 2;
-        if (!fits_shared(r->gpu, (uint64_t)reach_rows * ROWS_RPW * (uint64_t)c))
-            path = PATH_PASSES;
-        /* without a pre-shrink to fold in, passes 1-2 (L1-cached taps) were the faster on
-         * the H100 (8K -> 1/4 exact: 0.42 ms, rows 0.60 ms): rows only when asked */
-        if (kx == 1 && ky == 1 && !getenv("VKIMG_RESIZE_PATH"))
+        if (!fits_shared(r->gpu, (uint64_t)reach_rows * (uint64_t)c))
             path = PATH_PASSES;
     }
     if (path == PATH_FUSED && !fits_shared(r->gpu, (uint64_t)reach_y * FUSED_TW * (uint64_t)c))
@@ -297,51 +291,6 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)w, (uint32_t)h,
                        (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
     return pass(r, s, rs, 2, false, ty, 1, 1, tmpf16, &pv, (uint32_t)ow, (uint32_t)oh);
-}
-
-int vki_record_resample_chain(vki_rec *r, const vki_step *s, const vki_resample *rs, int first, int last)
-{
-    struct level {
-        vki_addr src, dst, wx, sx, wy, sy;
-        uint32_t in_w, in_h, out_w, out_h, tx, ty;
-    };
-    int n = last - first + 1, rc = 0;
-    struct level *tab = calloc((size_t)n, sizeof *tab);
-    if (!tab)
-        return vki_fail(r->e, VKIMG_E_RUNTIME, "mipmaps: out of memory");
-    uint64_t tmp_floats = 1;
-    for (int k = first; k <= last && !rc; k++) {
-        struct level *L = &tab[k - first];
-        int iw = s->outs_w[k - 1], ih = s->outs_h[k - 1], ow = s->outs_w[k], oh = s->outs_h[k], reach;
-        VkDeviceAddress wx, sx, wy, sy;
-        uint32_t tx, ty;
-        if ((rc = axis_table(r, rs->filter, iw, ow, FUSED_TW, &wx, &sx, &tx, &reach)) ||
-            (rc = axis_table(r, rs->filter, ih, oh, FUSED_TH, &wy, &sy, &ty, &reach)))
-            break;
-        *L = (struct level){ vki_addr_of(s->outs[k - 1]), vki_addr_of(s->outs[k]), vki_addr_of(wx), vki_addr_of(sx),
-                             vki_addr_of(wy), vki_addr_of(sy), (uint32_t)iw, (uint32_t)ih, (uint32_t)ow,
-                             (uint32_t)oh, tx, ty };
-        if ((uint64_t)ow * (uint64_t)ih * (uint64_t)s->out_c > tmp_floats)
-            tmp_floats = (uint64_t)ow * (uint64_t)ih * (uint64_t)s->out_c;
-    }
-    VkDeviceAddress table = 0, tmp = 0;
-    if (!rc)
-        rc = vki_rec_const(r, tab, (size_t)n * sizeof *tab, "mip chain levels", &table);
-    free(tab);
-    if (!rc)
-        rc = vki_rec_scratch(r, tmp_floats * 4, "mip chain intermediate", &tmp);
-    if (rc)
-        return rc;
-    resize_push pc = { .src = vki_addr_of(table), .dst = vki_addr_of(tmp), .in_w = (uint32_t)n };
-    vki_step t = *s; /* the levels' format and channels in and out */
-    t.in_fmt = t.out_fmt = s->out_fmt;
-    t.in_c = s->out_c;
-    t.in_packed_rgb8_words = false;
-    vki_spec spec = { 0 };
-    vki_step_spec(&t, &spec, vki_wg_1d(r->gpu), 1, 1);
-    vki_spec_named(&spec, "PASS", 5);
-    vki_spec_named(&spec, "LINEAR", rs->linear);
-    return vki_rec_dispatch(r, "mipmaps-chain", VKI_SPV(resize), &spec, &pc, sizeof pc, 1, 1, 1);
 }
 
 static int record_resize(vki_rec *r, const vki_step *s)
