@@ -4,7 +4,8 @@
 // pixels of the level before it -- the definition's box filter at a factor of
 // exactly 2 -- taken from that level as written (quantized to the output format),
 // premultiplied by alpha and in linear light where asked, like resize.comp.
-// A workgroup takes a 2^LEVELS square of the input, writes it as level 0 (in the
+// A workgroup takes a 64 x 64 square of the input (a 2^LEVELS multiple: enough work
+// for its invocations however few levels halve), writes it as level 0 (in the
 // output format) and makes level 1 from that, keeps each new level's values of
 // its tile in shared memory for the next, and writes every level once: DRAM sees
 // the input once, and each level once.
@@ -126,7 +127,7 @@ void keep(int l, uint x, uint y, vec4 v)
 void main()
 {
     const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
-    uint side = 1u << uint(LEVELS - 1); // the tile of level 1, in its pixels
+    uint side = 32u; // the tile of level 1, in its pixels (a 64 x 64 input tile, whatever LEVELS)
     uint w = pc.w / 2u, h = pc.h / 2u;
     uvec2 o = gl_WorkGroupID.xy * side; // the tile's corner in level 1
     if (WORDS != 0) {

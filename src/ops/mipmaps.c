@@ -65,7 +65,7 @@ static int record_fused(vki_rec *r, const vki_step *s, int levels, bool linear)
     vki_step_spec(s, &spec, wx, wg / wx, 1);
     vki_spec_named(&spec, "LEVELS", (uint32_t)levels);
     vki_spec_named(&spec, "LINEAR", linear);
-    uint32_t side = 1u << levels; /* input pixels per tile side */
+    const uint32_t side = 64; /* input pixels per tile side (mipmaps.comp) */
     /* level 0 a word at a time where it is the input's bytes and the rows are
      * whole words (VKIMG_MIPMAPS_WORDS=0: sample by sample, to compare) */
     const uint64_t bs = vkimg_fmt_size(s->in_fmt), tile_row = (uint64_t)side * (uint64_t)s->in_c * bs,
