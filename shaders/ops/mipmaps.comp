@@ -10,18 +10,12 @@
 // its tile in shared memory for the next, and writes every level once: DRAM sees
 // the input once, and each level once.
 // The levels past these (odd sizes) are resize.comp's business (src/ops/mipmaps.c).
-// WORDS (the output format is the input's, and the tile's rows are whole 32-bit
-// words): level 0 is the input's bytes, copied a word at a time (coalesced) into
-// level 0 and into shared memory, and level 1 is made from there.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
 layout(constant_id = 8) const int LEVELS = 1;  // 1..6
 layout(constant_id = 9) const int LINEAR = 0;
-layout(constant_id = 10) const int WORDS = 0;   // see above
-layout(constant_id = 11) const int RAWW = 1;    // WORDS: 32-bit words of the input tile
 
-const uint BS = IN_FMT == FMT_U8 ? 1u : IN_FMT == FMT_F32 ? 4u : 2u; // bytes a sample
 
 layout(push_constant) uniform Push {
     uvec2 src;   // the input (IN_FMT)
@@ -31,29 +25,6 @@ layout(push_constant) uniform Push {
 
 shared vec4 tile[32 * 32]; // level 1, and the odd levels after it (row pitch 32)
 shared vec4 half_[16 * 16]; // the even levels after level 1 (row pitch 16)
-shared uint raw[WORDS != 0 ? RAWW : 1]; // WORDS: the input tile as stored
-
-// WORDS: sample s of the tile (sample index in its packed rows) from raw
-float raw_sample(uint s)
-{
-    uint b = s * BS, w = raw[b >> 2];
-    if (IN_FMT == FMT_U8)
-        return float((w >> ((b & 3u) * 8u)) & 0xffu) * (1.0 / 255.0);
-    if (IN_FMT == FMT_U16)
-        return float((w >> ((b & 2u) * 8u)) & 0xffffu) * (1.0 / 65535.0);
-    if (IN_FMT == FMT_F16)
-        return unpackHalf2x16(w >> ((b & 2u) * 8u)).x;
-    return uintBitsToFloat(w);
-}
-
-vec4 raw_px(uint i)
-{
-    vec4 r = vec4(0.0);
-    for (int c = 0; c < IN_C; c++)
-        r[c] = raw_sample(i * uint(IN_C) + uint(c));
-    return r;
-}
-
 float to_linear(float v)
 {
     return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
@@ -130,41 +101,15 @@ void main()
     uint side = 32u; // the tile of level 1, in its pixels (a 64 x 64 input tile, whatever LEVELS)
     uint w = pc.w / 2u, h = pc.h / 2u;
     uvec2 o = gl_WorkGroupID.xy * side; // the tile's corner in level 1
-    if (WORDS != 0) {
-        // level 0: the tile's rows, a word at a time, into level 0 and raw
-        const uint tw = 2u * side, rw = tw * uint(IN_C) * BS / 4u; // tile side in pixels, its row in words
-        const uint pitch = pc.w * uint(IN_C) * BS / 4u, x0 = 2u * o.x * uint(IN_C) * BS / 4u;
-        const uint cols = min(tw, pc.w - 2u * o.x) * uint(IN_C) * BS / 4u, rows = min(tw, pc.h - 2u * o.y);
-        for (uint k = t; k < rw * tw; k += n) {
-            uint r = k / rw, c = k % rw;
-            if (r >= rows || c >= cols)
-                continue;
-            uint g = (2u * o.y + r) * pitch + x0 + c;
-            uint v = U32Buf(pc.src).v[g];
-            U32Buf(pc.lv[0]).v[g] = v;
-            raw[k] = v;
-        }
-        barrier();
-        for (uint k = t; k < side * side; k += n) {
-            uvec2 q = uvec2(k % side, k / side), p = o + q;
-            if (p.x >= w || p.y >= h)
-                continue;
-            uint i = 2u * q.y * tw + 2u * q.x;
-            vec4 v = finish(0.25 * (pre(raw_px(i)) + pre(raw_px(i + 1u)) + pre(raw_px(i + tw)) + pre(raw_px(i + tw + 1u))));
-            keep(1, q.x, q.y, v);
-            store_px(pc.lv[1], p.y * w + p.x, v);
-        }
-    } else {
-        // level 0 (each input pixel belongs to one level-1 pixel), and level 1 from it
-        for (uint k = t; k < side * side; k += n) {
-            uvec2 q = uvec2(k % side, k / side), p = o + q;
-            if (p.x >= w || p.y >= h)
-                continue;
-            uint i = 2u * p.y * pc.w + 2u * p.x;
-            vec4 v = finish(0.25 * (level0(i) + level0(i + 1u) + level0(i + pc.w) + level0(i + pc.w + 1u)));
-            keep(1, q.x, q.y, v);
-            store_px(pc.lv[1], p.y * w + p.x, v);
-        }
+    // level 0 (each input pixel belongs to one level-1 pixel), and level 1 from it
+    for (uint k = t; k < side * side; k += n) {
+        uvec2 q = uvec2(k % side, k / side), p = o + q;
+        if (p.x >= w || p.y >= h)
+            continue;
+        uint i = 2u * p.y * pc.w + 2u * p.x;
+        vec4 v = finish(0.25 * (level0(i) + level0(i + 1u) + level0(i + pc.w) + level0(i + pc.w + 1u)));
+        keep(1, q.x, q.y, v);
+        store_px(pc.lv[1], p.y * w + p.x, v);
     }
     // the levels after it, each from the one before in shared memory (the sizes
     // halve exactly, so a valid pixel's 2 x 2 are valid)

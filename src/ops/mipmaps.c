@@ -66,16 +66,6 @@ static int record_fused(vki_rec *r, const vki_step *s, int levels, bool linear)
     vki_spec_named(&spec, "LEVELS", (uint32_t)levels);
     vki_spec_named(&spec, "LINEAR", linear);
     const uint32_t side = 64; /* input pixels per tile side (mipmaps.comp) */
-    /* level 0 a word at a time where it is the input's bytes and the rows are
-     * whole words (VKIMG_MIPMAPS_WORDS=0: sample by sample, to compare) */
-    const uint64_t bs = vkimg_fmt_size(s->in_fmt), tile_row = (uint64_t)side * (uint64_t)s->in_c * bs,
-                   raw = tile_row * side;
-    const char *ev = getenv("VKIMG_MIPMAPS_WORDS");
-    bool words = s->in_fmt == s->out_fmt && s->in_c == s->out_c && tile_row % 4 == 0 &&
-                 ((uint64_t)s->w * (uint64_t)s->in_c * bs) % 4 == 0 &&
-                 raw + (32 * 32 + 16 * 16) * 16 <= r->gpu->lim.max_shared && !(ev && *ev == '0');
-    vki_spec_named(&spec, "WORDS", words);
-    vki_spec_named(&spec, "RAWW", words ? (uint32_t)(raw / 4) : 1);
     return vki_rec_dispatch(r, "mipmaps", VKI_SPV(mipmaps), &spec, &pc, sizeof pc, ((uint32_t)s->w + side - 1) / side,
                             ((uint32_t)s->h + side - 1) / side, 1);
 }

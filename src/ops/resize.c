@@ -164,13 +164,14 @@ typedef struct resize_push {
 #define FUSED_TW 32 /* the fused pass's output tile */
 #define FUSED_TH 16
 #define ROWS_TW 64  /* the rows pass's outputs per workgroup */
+#define SMALL_OUT_PX (256 * 256) /* outputs this small take the fused path on GPUs */
 
 /* How the resampling is recorded:
  *   ROWS    pass 4 (the pre-shrink folded into the horizontal pass, through shared
  *           memory) then pass 2: GPUs (on the H100 8K -> 1/4 Lanczos3 took 0.24 ms
  *           as passes 0-1-2 with f32 between them, 0.32 ms fused)
  *   PASSES  pass 0 (pre-shrink), 1, 2: CPU devices (lavapipe)
- *   FUSED   pass 0, then 3 (both axes in one dispatch)
+ *   FUSED   pass 0, then 3 (both axes in one dispatch): small outputs on GPUs
  * VKIMG_RESIZE_PATH=rows|passes|fused overrides (tests, comparisons); a path whose
  * shared memory does not fit falls back to PASSES. */
 typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS } resize_path;
@@ -256,6 +257,11 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
         if (kx == 1 && ky == 1 && !getenv("VKIMG_RESIZE_PATH"))
             path = PATH_PASSES;
     }
+    /* small outputs on GPUs: one dispatch (mip levels past the fused ones: a dispatch
+     * and a barrier cost more than their work) */
+    if (path != PATH_FUSED && r->gpu->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU && !getenv("VKIMG_RESIZE_PATH") &&
+        !getenv("VKIMG_RESIZE_FUSED") && (uint64_t)ow * (uint64_t)oh <= SMALL_OUT_PX && kx == 1 && ky == 1)
+        path = PATH_FUSED;
     if (path == PATH_FUSED && !fits_shared(r->gpu, (uint64_t)reach_y * FUSED_TW * (uint64_t)c))
         path = PATH_PASSES;
     if (path == PATH_ROWS) {
