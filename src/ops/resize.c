@@ -8,6 +8,7 @@
 #include "spv/resize.spv.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -83,9 +84,21 @@ int vki_preshrink_factor(double s)
     return s >= 4 ? (int)floor(s / 2) : 1;
 }
 
+/* floor(a / b) for b > 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return a % b != 0 && a < 0 ? q - 1 : q;
+}
+
 /* The weight table of one axis, n_in -> n_out: starts[i] and T weights per
  * output (zeros past its taps), as floats, normalized in double. *reach: the
- * most input positions a run of `tile` consecutive outputs reaches. */
+ * most input positions a run of `tile` consecutive outputs reaches. Where the
+ * definition has exact boundaries (nearest's floor((i + 0.5) s), box's
+ * [-0.5, 0.5)) they are decided in integers: 2 n_out (j - c) = 2 j n_out -
+ * (2 i + 1) n_in + n_out exactly, where the double c and s can land on either
+ * side (box 257 -> 18 has a tap at exactly t = 0.5, nearest 30 -> 11 a j of
+ * exactly 15). */
 static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, VkDeviceAddress *wts,
                       VkDeviceAddress *starts, uint32_t *taps, int *reach)
 {
@@ -100,10 +113,21 @@ static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, V
         rc = vki_fail(r->e, VKIMG_E_RUNTIME, "resize: out of memory for the weights (%d taps x %d)", T, n_out);
         goto done;
     }
+    const int64_t ni = n_in, no = n_out;
     for (int i = 0; i < n_out; i++) {
+        int64_t k = (2 * (int64_t)i + 1) * ni - no; /* 2 n_out c */
         if (f == VKI_FILTER_NEAREST) {
-            st[i] = (int32_t)floor((i + 0.5) * s);
+            st[i] = (int32_t)floor_div(k + no, 2 * no);
             w[i] = 1;
+            continue;
+        }
+        if (f == VKI_FILTER_BOX) { /* -1/2 <= (j - c) / fs < 1/2: 2 n_out (j - c) in [-h, h) */
+            int64_t half = ni > no ? ni : no;
+            int64_t j0 = -floor_div(half - k, 2 * no), j1 = floor_div(k + half - 1, 2 * no);
+            int n = (int)(j1 - j0 + 1) < T ? (int)(j1 - j0 + 1) : T;
+            st[i] = (int32_t)j0;
+            for (int t = 0; t < n; t++)
+                w[(size_t)i * T + t] = (float)(1.0 / n);
             continue;
         }
         double c = (i + 0.5) * s - 0.5;
