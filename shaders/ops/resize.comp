@@ -14,9 +14,10 @@
 //         again with LINEAR, clamped and rounded by store_px.
 // PASS 3  both in one dispatch (GPUs): a workgroup makes a TW x TH tile of the
 //         output; it filters the input rows the tile's vertical taps reach
-//         horizontally into shared memory (the same sums as pass 1), then each
-//         output vertically from there (as pass 2). DRAM sees the input once (the
-//         rows two tiles share come from the L2) and the output once.
+//         horizontally into shared memory (the same sums as pass 1, from pass 0's
+//         f32 with PRE), then each output vertically from there (as pass 2). DRAM
+//         sees the input once (the rows two tiles share come from the L2) and the
+//         output once.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
@@ -114,8 +115,10 @@ void fused()
         vec4 s = vec4(0.0);
         for (int i = 0; i < T; i++) {
             float w = wx.v[(x0 + ox) * uint(T) + uint(i)];
-            if (w != 0.0)
-                s += w * load_pre(row + uint(clamp(j0 + i, 0, lastx)));
+            if (w != 0.0) {
+                uint j = row + uint(clamp(j0 + i, 0, lastx));
+                s += w * (PRE != 0 ? load_f32(pc.src, j) : load_pre(j));
+            }
         }
         for (int c = 0; c < IN_C; c++)
             hrows[(r * uint(TW) + ox) * uint(IN_C) + uint(c)] = s[c];

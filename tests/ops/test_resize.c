@@ -1,7 +1,9 @@
 /* resize on the device against its double-precision reference (resize_ref.h:
  * the README's resampling definition; tolerances: tests/lib/run_ref.h): the
  * definition's exact boundaries (box's [-1/2, 1/2), nearest's floor) where
- * they fall on a tap. */#include "blur_ref.h"
+ * they fall on a tap; both GPU code paths (VKIMG_RESIZE_FUSED=1: one dispatch,
+ * =0: two passes; which kernels a run made is read from the library's log),
+ * which give the same bytes, with and without the fast path's pre-shrink. */#include "blur_ref.h"
 #include "gpu_harness.h"
 #include "gray_ref.h"
 #include "resize_ref.h"
@@ -69,10 +71,98 @@ static void test_ties(vkimg_ctx *ctx)
                cs[i].geo, cs[i].f, false, false);
 }
 
+/* ---------------------------------------------------------------- the two paths */
+
+/* Which kernels the runs create (the library logs "pipeline NAME created"):
+ * "resize" is the fused pass, "resize-h" / "resize-v" the two passes. A kernel
+ * made once is not made again, so a case sees its path only where its
+ * specialization is new (each case here has sizes of its own). */
+static int made_fused, made_two;
+
+static void tap(vkimg_log_level lvl, const char *msg)
+{
+    (void)lvl;
+    made_fused += !strncmp(msg, "pipeline resize created", 23);
+    made_two += !strncmp(msg, "pipeline resize-v created", 25);
+}
+
+/* Runs text on in to u8 (for the comparison of the two paths' bytes). */
+static void run_u8(vkimg_ctx *ctx, const char *text, const vkimg_image *in, vkimg_image *out)
+{
+    vkimg_err e;
+    memset(&e, 0, sizeof e);
+    vkimg_pipeline *p = vkimg_pipeline_parse(text, &e);
+    CHECK(p != NULL, "parse '%s': %s", text, e.msg);
+    if (!p)
+        return;
+    vkimg_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.out_fmt = VKIMG_U8;
+    gh_runs++;
+    snprintf(cur_case, sizeof cur_case, "%s %dx%d c=%d", text, in->w, in->h, in->c);
+    int rc = vkimg_run(ctx, p, in, &o, out, &e);
+    CHECK(rc == 0, "'%s': vkimg_run failed: %s", text, e.msg);
+    vkimg_pipeline_free(p);
+}
+
+static void test_paths(vkimg_ctx *ctx)
+{
+    static const struct {
+        int w, h, c;
+        const char *geo;
+        ref_filter f;
+        bool fast;
+    } cs[] = {
+        { 1, 1, 4, "9x4!", RF_LANCZOS3, false },     { 1, 7, 2, "5x1!", RF_CATROM, false },
+        { 7, 1, 3, "1x11!", RF_MITCHELL, false },    { 17, 13, 1, "5x29!", RF_LANCZOS2, false },
+        { 131, 67, 4, "200x150!", RF_LANCZOS3, false }, { 131, 67, 3, "65x33!", RF_BILINEAR, false },
+        { 600, 530, 4, "257x129!", RF_LANCZOS3, false }, { 600, 530, 1, "33x31!", RF_BOX, true },
+        { 40, 33, 2, "641x530!", RF_CATROM, false }, { 257, 129, 3, "7%", RF_MITCHELL, true },
+        { 131, 67, 4, "40x20!", RF_NEAREST, false }, { 300, 200, 1, "1%", RF_LANCZOS3, false },
+        { 64, 64, 1, "15x50!", RF_LANCZOS3, true },  { 97, 61, 2, "150%", RF_BOX, false },
+    };
+    int nfused = 0, k = 0;
+    gh_log_tap = tap;
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++, k++) {
+        char t[160];
+        snprintf(t, sizeof t, "resize=%s:filter=%s:fast=%s", cs[i].geo, ref_filter_names[cs[i].f],
+                 cs[i].fast ? "true" : "false");
+        ref_resize_args a = { cs[i].geo, { cs[i].f, false, cs[i].fast } };
+        ref_step s[] = { RESIZE(&a) };
+        vkimg_image in = ref_random_image(cs[i].w, cs[i].h, cs[i].c, in_fmts[k % 3], run_next_seed++);
+        vkimg_image o1, o0;
+        memset(&o1, 0, sizeof o1);
+        memset(&o0, 0, sizeof o0);
+        setenv("VKIMG_RESIZE_FUSED", "1", 1);
+        made_fused = made_two = 0;
+        run_u8(ctx, t, &in, &o1);
+        nfused += made_fused > 0;
+        run_case(ctx, G_FUSED, t, s, 1, &in, fmts_of(k), -1);
+        setenv("VKIMG_RESIZE_FUSED", "0", 1);
+        made_fused = 0;
+        run_u8(ctx, t, &in, &o0); /* the two passes: the same bytes as the fused pass (below) */
+        unsetenv("VKIMG_RESIZE_FUSED");
+        CHECK(made_fused == 0, "'%s' %dx%d c=%d: VKIMG_RESIZE_FUSED=0 made the fused kernel", t, cs[i].w, cs[i].h,
+              cs[i].c);
+        /* the same bytes either way */
+        CHECK(o0.data && o1.data && vkimg_image_bytes(&o0) == vkimg_image_bytes(&o1) &&
+                  !memcmp(o0.data, o1.data, vkimg_image_bytes(&o0)),
+              "'%s' %dx%d c=%d: the fused pass and the two passes differ", t, cs[i].w, cs[i].h, cs[i].c);
+        vkimg_image_free(&o0);
+        vkimg_image_free(&o1);
+        ref_image_free(&in);
+    }
+    gh_log_tap = NULL;
+    printf("  VKIMG_RESIZE_FUSED=1: %d of %zu cases made a fused kernel (the others: made before, or their rows "
+           "don't fit shared memory: two passes)\n",
+           nfused, sizeof cs / sizeof cs[0]);
+    CHECK(nfused >= 8, "VKIMG_RESIZE_FUSED=1 made the fused kernel in %d cases only", nfused);
+}
+
 int main(void)
 {
     static const gh_suite suites[] = {
-        { "ties", test_ties },
+        { "ties", test_ties }, { "paths", test_paths },
     };
     run_next_seed = 7001;
     ref_alpha_weighted = true; /* colour / alpha is unbounded (negative lobes): ref.h */
