@@ -2,6 +2,7 @@
  * (resample.h has the definition); the resampling that thumbnail and mipmaps use
  * too. Weight tables are made here in double precision, one row of T taps per
  * output position and axis, and read by shaders/ops/resize.comp. */
+#include "ops/remap.h"
 #include "ops/resample.h"
 #include "pipeline/geometry.h"
 #include "core/util.h"
@@ -202,6 +203,10 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
 int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
 {
     int w = s->w, h = s->h, ow = s->out_w, oh = s->out_h, c = s->in_c, rc;
+    if (w == ow && h == oh) { /* the image as it is (a filter would blur it: mitchell's k(0) is 8/9) */
+        vki_remap id = vki_crop_remap(0, 0);
+        return vki_record_remap(r, s, &id);
+    }
     VkDeviceAddress src = s->in, pre = 0, tmp, wx, sx, wy, sy;
     bool shrunk = false;
     uint32_t tx, ty;

@@ -3,7 +3,8 @@
  * definition's exact boundaries (box's [-1/2, 1/2), nearest's floor) where
  * they fall on a tap; both GPU code paths (VKIMG_RESIZE_FUSED=1: one dispatch,
  * =0: two passes; which kernels a run made is read from the library's log),
- * which give the same bytes, with and without the fast path's pre-shrink. */#include "blur_ref.h"
+ * which give the same bytes, with and without the fast path's pre-shrink; a
+ * result of the input's size is the input as it is. */#include "blur_ref.h"
 #include "gpu_harness.h"
 #include "gray_ref.h"
 #include "resize_ref.h"
@@ -69,6 +70,47 @@ static void test_ties(vkimg_ctx *ctx)
         for (int c = 1; c <= 4; c += 1 + (int)(i % 2))
             rz(ctx, g_filter[cs[i].f], cs[i].w, cs[i].h, c, in_fmts[(i + (size_t)c) % 3], fmts_of((int)i + c),
                cs[i].geo, cs[i].f, false, false);
+}
+
+/* A result of the input's size is the input as it is (README, Geometry: "the
+ * image is left as it is"; ImageMagick and libvips copy it): the same bytes in
+ * the same format, the colour under transparent pixels included, whatever the
+ * filter (mitchell would blur it) and linear. */
+static void test_unchanged(vkimg_ctx *ctx)
+{
+    static const struct {
+        const char *text;
+        int w, h;
+    } cs[] = {
+        { "resize=60x60>:filter=mitchell", 30, 20 },          { "resize=12x12<:filter=lanczos3:linear=true", 30, 20 },
+        { "resize=30x20:filter=catrom", 30, 20 },             { "resize=100%:filter=bilinear", 1, 7 },
+        { "resize=20x20^:filter=box", 30, 20 },               { "thumbnail=64>", 41, 23 },
+        { "thumbnail=50x50>:crop=centre:filter=mitchell", 37, 23 }, { "resize=1x1", 1, 1 },
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        for (int f = 0; f < 3; f++) {
+            int c = 2 + 2 * (int)((i + (size_t)f) % 2);
+            vkimg_image in = ref_random_image(cs[i].w, cs[i].h, c, in_fmts[f], run_next_seed++);
+            vkimg_err e;
+            memset(&e, 0, sizeof e);
+            vkimg_pipeline *p = vkimg_pipeline_parse(cs[i].text, &e);
+            CHECK(p != NULL, "parse '%s': %s", cs[i].text, e.msg);
+            vkimg_run_opts o;
+            memset(&o, 0, sizeof o);
+            o.out_fmt = in_fmts[f];
+            vkimg_image out;
+            memset(&out, 0, sizeof out);
+            gh_runs++;
+            snprintf(cur_case, sizeof cur_case, "%s %dx%d c=%d %s", cs[i].text, cs[i].w, cs[i].h, c,
+                     vkimg_fmt_name(in_fmts[f]));
+            int rc = p ? vkimg_run(ctx, p, &in, &o, &out, &e) : -1;
+            CHECK(rc == 0 && out.w == in.w && out.h == in.h && out.c == in.c &&
+                      !memcmp(out.data, in.data, vkimg_image_bytes(&in)),
+                  "%s: not the input as it is (%dx%d)", cur_case, out.w, out.h);
+            vkimg_image_free(&out);
+            vkimg_pipeline_free(p);
+            ref_image_free(&in);
+        }
 }
 
 /* ---------------------------------------------------------------- the two paths */
@@ -162,7 +204,7 @@ static void test_paths(vkimg_ctx *ctx)
 int main(void)
 {
     static const gh_suite suites[] = {
-        { "ties", test_ties }, { "paths", test_paths },
+        { "ties", test_ties }, { "unchanged", test_unchanged }, { "paths", test_paths },
     };
     run_next_seed = 7001;
     ref_alpha_weighted = true; /* colour / alpha is unbounded (negative lobes): ref.h */
