@@ -54,7 +54,7 @@ static unsigned fmts_of(int k) { return k % 4 == 0 ? FMT_U8 | FMT_F32 : k % 4 ==
 /* ---------------------------------------------------------------- filters */
 
 /* The exact definition (fast=false) for every filter: input size, geometry.
- * Factors per axis: 0.01x (100 -> 1, 300 -> 3), 0.1x, 1/7.5, 0.5x, 2/3, 1,
+ * Factors per axis: 0.01x (100 -> 1, 300 -> 3), 0.1x, 1/7.5, 0.5x, 2/3,
  * 1.5x, 4x, 16x; one axis shrinking while the other grows; 1 -> N, N -> 1. */
 static const struct {
     int w, h;
@@ -72,7 +72,6 @@ static const struct {
     { 257, 129, "50%" },     /* 0.5x, odd sides (129 rounds to 65) */
     { 97, 61, "150%" },      /* 1.5x */
     { 61, 97, "x65" },       /* 2/3 */
-    { 13, 11, "13x11" },     /* identity */
 };
 
 static void test_filters(vkimg_ctx *ctx)
@@ -126,7 +125,7 @@ static void test_ties(vkimg_ctx *ctx)
         { 30, 20, "x7", RF_NEAREST },
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
-        for (int c = 1; c <= 4; c += 1 + (int)(i % 2))
+        for (int c = 1 + (int)(i % 2); c <= 4; c += 2) /* 1 and 3, or 2 and 4 */
             rz(ctx, g_filter[cs[i].f], cs[i].w, cs[i].h, c, in_fmts[(i + (size_t)c) % 3], fmts_of((int)i + c),
                cs[i].geo, cs[i].f, false, false);
 }
