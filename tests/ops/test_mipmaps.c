@@ -5,7 +5,7 @@
  * other filter and linear light too. Each level is checked against the
  * reference computed from the level before it as the device wrote it (the
  * definition; tolerances: tests/lib/run_ref.h), and the whole chain against
- * the reference's own chain of quantized levels (<= 1 LSB). Odd sizes (5x3 ->
+ * the reference's own chain of quantized levels (<= 3 LSB). Odd sizes (5x3 ->
  * 2x1 -> 1x1, 13x6, whose box has taps at exactly t = 0.5), 1xN, Nx1, primes,
  * 1x1, sizes that halve exactly for 6 levels and more (the fused pass), 1-4
  * channels, u8/u16/f32 in and out. Both paths (VKIMG_MIPMAPS_FUSED=0/1) give
@@ -229,10 +229,10 @@ static void test_api(vkimg_ctx *ctx)
     CHECK(vkimg_pipeline_outputs(pb, &in, &o, &e) == 1, "outputs of blur");
     CHECK(vkimg_pipeline_writes_levels(pm) && !vkimg_pipeline_writes_levels(pb), "writes_levels");
     CHECK(vkimg_pipeline_outputs(NULL, &in, &o, &e) < 0 && e.code == VKIMG_E_USAGE, "outputs(NULL)");
-    o.src_w = 370; /* the sizes of a shrunk decode: levels of the geometry's size? no: of the image's */
+    o.src_w = 370; /* a shrunk decode's file size: mipmaps has no geometry, its levels are the image's */
     o.src_h = 200;
     int nsrc = vkimg_pipeline_outputs(pm, &in, &o, &e);
-    CHECK(nsrc == 6, "outputs with src_w/src_h (mipmaps have no geometry): %d", nsrc);
+    CHECK(nsrc == 6, "outputs with src_w/src_h: %d, want the image's 6", nsrc);
     o.src_w = o.src_h = 0;
     /* vkimg_run refuses a pipeline that writes several images; run_n with the
      * wrong count too, its outputs left empty */
