@@ -47,14 +47,24 @@ vec4 pre(vec4 v)
     return v;
 }
 
-// v as store_px writes it in the output format, read back
+// v as store_px writes it in the output format, read back as load_px reads it
+// (the same float: resize.comp reads the levels with load_px where this pass
+// does not run)
 vec4 quantized(vec4 v)
 {
     if (OUT_FMT == FMT_U8)
-        return floor(clamp(v, 0.0, 1.0) * 255.0 + 0.5) / 255.0;
+        return floor(clamp(v, 0.0, 1.0) * 255.0 + 0.5) * (1.0 / 255.0);
     if (OUT_FMT == FMT_U16)
-        return floor(clamp(v, 0.0, 1.0) * 65535.0 + 0.5) / 65535.0;
+        return floor(clamp(v, 0.0, 1.0) * 65535.0 + 0.5) * (1.0 / 65535.0);
     return v;
+}
+
+// The mean of 2 x 2 pixels (a b / c d) as resize.comp sums them: each row's
+// pair, then the rows, with weights 1/2 (exact), so the same bits.
+vec4 mean4(vec4 a, vec4 b, vec4 c, vec4 d)
+{
+    precise vec4 top = a + b, bottom = c + d, s = 0.25 * (top + bottom);
+    return s;
 }
 
 // level 0 pixel i: the input as written in the output format
@@ -107,7 +117,7 @@ void main()
         if (p.x >= w || p.y >= h)
             continue;
         uint i = 2u * p.y * pc.w + 2u * p.x;
-        vec4 v = finish(0.25 * (level0(i) + level0(i + 1u) + level0(i + pc.w) + level0(i + pc.w + 1u)));
+        vec4 v = finish(mean4(level0(i), level0(i + 1u), level0(i + pc.w), level0(i + pc.w + 1u)));
         keep(1, q.x, q.y, v);
         store_px(pc.lv[1], p.y * w + p.x, v);
     }
@@ -124,8 +134,8 @@ void main()
             if (p.x >= w || p.y >= h)
                 continue;
             uint x = 2u * q.x, y = 2u * q.y;
-            vec4 v = finish(0.25 * (pre(kept(l - 1, x, y)) + pre(kept(l - 1, x + 1u, y)) + pre(kept(l - 1, x, y + 1u)) +
-                                    pre(kept(l - 1, x + 1u, y + 1u))));
+            vec4 v = finish(mean4(pre(kept(l - 1, x, y)), pre(kept(l - 1, x + 1u, y)), pre(kept(l - 1, x, y + 1u)),
+                                  pre(kept(l - 1, x + 1u, y + 1u))));
             keep(l, q.x, q.y, v);
             store_px(pc.lv[l], p.y * w + p.x, v);
         }

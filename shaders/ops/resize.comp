@@ -14,16 +14,18 @@
 //         again with LINEAR, clamped and rounded by store_px.
 // PASS 3  both in one dispatch (GPUs): a workgroup makes a TW x TH tile of the
 //         output; it filters the input rows the tile's vertical taps reach
-//         horizontally into shared memory (the same sums as pass 1), then each
-//         output vertically from there (as pass 2). DRAM sees the input once (the
-//         rows two tiles share come from the L2) and the output once.
+//         horizontally into shared memory (the same sums as pass 1, from pass 0's
+//         f32 with PRE), then each output vertically from there (as pass 2). DRAM
+//         sees the input once (the rows two tiles share come from the L2) and the
+//         output once.
 // PASS 4  horizontal with the box pre-shrink folded in (GPUs): a workgroup makes
 //         TW outputs of one pre-shrunk row (in -> tmp, out_w x ceil(in_h/ky));
 //         the pre-shrunk pixels its taps reach are made once into shared memory
 //         (each input pixel read once, coalesced), then each output from there.
 //         With KX = KY = 1 it is pass 1 through shared memory. Pass 2 follows.
-// TMPF16  the intermediate of passes 1/4 -> 2 in f16 instead of f32 (8-bit
-//         outputs: its rounding is 1/16 of an 8-bit step).
+// TMP16   the intermediate of passes 1/4 -> 2 in 16 bits instead of f32 (8-bit
+//         outputs): fixed point, v * 2^14 rounded, in [-2, 2) (the filters' lobes
+//         overshoot [0, 1] by less than half), so within 1/128 of an 8-bit step.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
@@ -36,7 +38,7 @@ layout(constant_id = 13) const int TW = 32;   // PASS 3: output tile
 layout(constant_id = 14) const int TH = 16;
 layout(constant_id = 15) const int SROWS = 1; // PASS 3: input rows a tile reaches (shared rows);
                                               // PASS 4: pre-shrunk pixels a tile's taps reach
-layout(constant_id = 16) const int TMPF16 = 0; // passes 1, 4 write and pass 2 reads the intermediate as f16
+layout(constant_id = 16) const int TMP16 = 0; // passes 1, 4 write and pass 2 reads the intermediate in 16 bits
 
 layout(push_constant) uniform Push {
     uvec2 src, dst, wts, starts;
@@ -88,27 +90,30 @@ void store_f32(uvec2 a, uint i, vec4 v)
         F32Buf(a).v[b + uint(c)] = v[c];
 }
 
-// The intermediate of passes 1/4 -> 2 (f32, or f16 with TMPF16).
+// The intermediate of passes 1/4 -> 2 (f32, or 16-bit fixed point with TMP16).
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer I16Buf { int16_t v[]; };
+const float TMP16_SCALE = 16384.0;
+
 vec4 load_tmp(uvec2 a, uint i)
 {
-    if (TMPF16 == 0)
+    if (TMP16 == 0)
         return load_f32(a, i);
     vec4 r = vec4(0.0);
     uint b = i * uint(IN_C);
     for (int c = 0; c < IN_C; c++)
-        r[c] = float(F16Buf(a).v[b + uint(c)]);
+        r[c] = float(int(I16Buf(a).v[b + uint(c)])) * (1.0 / TMP16_SCALE);
     return r;
 }
 
 void store_tmp(uvec2 a, uint i, vec4 v)
 {
-    if (TMPF16 == 0) {
+    if (TMP16 == 0) {
         store_f32(a, i, v);
         return;
     }
     uint b = i * uint(IN_C);
     for (int c = 0; c < IN_C; c++)
-        F16Buf(a).v[b + uint(c)] = float16_t(v[c]);
+        I16Buf(a).v[b + uint(c)] = int16_t(clamp(int(round(v[c] * TMP16_SCALE)), -32768, 32767));
 }
 
 // PASS 4: outputs x0 .. x0 + TW - 1 of pre-shrunk row y (the mean of the KX x KY
@@ -189,8 +194,10 @@ void fused()
         vec4 s = vec4(0.0);
         for (int i = 0; i < T; i++) {
             float w = wx.v[(x0 + ox) * uint(T) + uint(i)];
-            if (w != 0.0)
-                s += w * load_pre(row + uint(clamp(j0 + i, 0, lastx)));
+            if (w != 0.0) {
+                uint j = row + uint(clamp(j0 + i, 0, lastx));
+                s += w * (PRE != 0 ? load_f32(pc.src, j) : load_pre(j));
+            }
         }
         for (int c = 0; c < IN_C; c++)
             hrows[(r * uint(TW) + ox) * uint(IN_C) + uint(c)] = s[c];

@@ -29,7 +29,9 @@ typedef struct vki_resample {
 } vki_resample;
 
 /* Records the resampling of s->in (s->w x s->h, s->in_c channels, s->in_fmt) to
- * s->out (s->out_w x s->out_h, s->out_fmt). */
+ * s->out (s->out_w x s->out_h, s->out_fmt). An output of the input's size is the
+ * input as it is (README, Geometry: "WxH>" on a smaller image leaves it as it is;
+ * ImageMagick and libvips copy it too), not filtered. */
 int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs);
 
 /* The integer box pre-shrink factor of the fast path for an axis shrinking by s

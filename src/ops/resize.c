@@ -2,12 +2,14 @@
  * (resample.h has the definition); the resampling that thumbnail and mipmaps use
  * too. Weight tables are made here in double precision, one row of T taps per
  * output position and axis, and read by shaders/ops/resize.comp. */
+#include "ops/remap.h"
 #include "ops/resample.h"
 #include "pipeline/geometry.h"
 #include "core/util.h"
 #include "spv/resize.spv.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +107,21 @@ static void resize_min_input(int w, int h, const vki_args *a, int *min_w, int *m
     vki_resample_min_input(&rs, w, h, ow, oh, min_w, min_h);
 }
 
+/* floor(a / b) for b > 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return a % b != 0 && a < 0 ? q - 1 : q;
+}
+
 /* The weight table of one axis, n_in -> n_out: starts[i] and T weights per
  * output (zeros past its taps), as floats, normalized in double. *reach: the
- * most input positions a run of `tile` consecutive outputs reaches. */
+ * most input positions a run of `tile` consecutive outputs reaches. Where the
+ * definition has exact boundaries (nearest's floor((i + 0.5) s), box's
+ * [-0.5, 0.5)) they are decided in integers: 2 n_out (j - c) = 2 j n_out -
+ * (2 i + 1) n_in + n_out exactly, where the double c and s can land on either
+ * side (box 257 -> 18 has a tap at exactly t = 0.5, nearest 30 -> 11 a j of
+ * exactly 15). */
 static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, VkDeviceAddress *wts,
                       VkDeviceAddress *starts, uint32_t *taps, int *reach)
 {
@@ -122,10 +136,21 @@ static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, V
         rc = vki_fail(r->e, VKIMG_E_RUNTIME, "resize: out of memory for the weights (%d taps x %d)", T, n_out);
         goto done;
     }
+    const int64_t ni = n_in, no = n_out;
     for (int i = 0; i < n_out; i++) {
+        int64_t k = (2 * (int64_t)i + 1) * ni - no; /* 2 n_out c */
         if (f == VKI_FILTER_NEAREST) {
-            st[i] = (int32_t)floor((i + 0.5) * s);
+            st[i] = (int32_t)floor_div(k + no, 2 * no);
             w[i] = 1;
+            continue;
+        }
+        if (f == VKI_FILTER_BOX) { /* -1/2 <= (j - c) / fs < 1/2: 2 n_out (j - c) in [-h, h) */
+            int64_t half = ni > no ? ni : no;
+            int64_t j0 = -floor_div(half - k, 2 * no), j1 = floor_div(k + half - 1, 2 * no);
+            int n = (int)(j1 - j0 + 1) < T ? (int)(j1 - j0 + 1) : T;
+            st[i] = (int32_t)j0;
+            for (int t = 0; t < n; t++)
+                w[(size_t)i * T + t] = (float)(1.0 / n);
             continue;
         }
         double c = (i + 0.5) * s - 0.5;
@@ -197,7 +222,7 @@ static bool fits_shared(const vki_gpu *g, uint64_t floats)
 }
 
 static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bool pre, uint32_t taps, uint32_t ty,
-                uint32_t srows, bool tmpf16, const resize_push *pc, uint32_t nx, uint32_t ny)
+                uint32_t srows, bool tmp16, const resize_push *pc, uint32_t nx, uint32_t ny)
 {
     vki_spec spec = { 0 };
     uint32_t wy = r->gpu->lim.max_wg_invocations / 16 < 16 ? r->gpu->lim.max_wg_invocations / 16 : 16;
@@ -206,7 +231,7 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
     vki_spec_named(&spec, "LINEAR", rs->linear);
     vki_spec_named(&spec, "PRE", pre);
     vki_spec_named(&spec, "T", taps);
-    vki_spec_named(&spec, "TMPF16", tmpf16);
+    vki_spec_named(&spec, "TMP16", tmp16);
     static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize", "resize-h" };
     if (p == 4) {
         vki_spec_named(&spec, "TW", ROWS_TW);
@@ -228,18 +253,24 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
 int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
 {
     int w = s->w, h = s->h, ow = s->out_w, oh = s->out_h, c = s->in_c, rc;
+    if (w == ow && h == oh) { /* the image as it is (a filter would blur it: mitchell's k(0) is 8/9) */
+        vki_remap id = vki_crop_remap(0, 0);
+        return vki_record_remap(r, s, &id);
+    }
     VkDeviceAddress src = s->in, pre = 0, tmp, wx, sx, wy, sy;
     bool shrunk = false;
     uint32_t tx = 0, ty = 0;
     int kx = rs->fast && rs->filter != VKI_FILTER_NEAREST ? vki_preshrink_factor((double)w / ow) : 1;
     int ky = rs->fast && rs->filter != VKI_FILTER_NEAREST ? vki_preshrink_factor((double)h / oh) : 1;
     int pw = (w + kx - 1) / kx, ph = (h + ky - 1) / ky; /* the pre-shrunk size (w x h without one) */
-    /* the intermediate between the axes: f16 for 8-bit outputs (1/16 of their step)
-     * of values in [0, 1]; not in linear light or premultiplied (small values there
-     * are f16 subnormals, whose error the sRGB encoding or the division by alpha
-     * would magnify) */
-    const bool tmpf16 = s->out_fmt == VKIMG_U8 && !rs->linear && (c == 1 || c == 3) && !rs->f32_between;
-    const size_t tmp_sample = tmpf16 ? 2 : 4;
+    /* the intermediate between the axes: 16-bit fixed point for 8-bit outputs (1/128
+     * of their step: still correctly rounded within the tests' 0.51 LSB); not in
+     * linear light or premultiplied (small values, whose error the sRGB encoding or
+     * the division by alpha would magnify). VKIMG_RESIZE_TMP=f32 keeps f32. */
+    const char *tev = getenv("VKIMG_RESIZE_TMP");
+    const bool tmp16 = s->out_fmt == VKIMG_U8 && !rs->linear && (c == 1 || c == 3) && !rs->f32_between &&
+                       !(tev && !strcmp(tev, "f32"));
+    const size_t tmp_sample = tmp16 ? 2 : 4;
     resize_path path = pick_path(r->gpu);
     int reach_x = 0, reach_y = 0, reach_rows = 0;
     /* the tables are over the pre-shrunk grid */
@@ -269,11 +300,11 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
             return rc;
         resize_push p4 = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w,
                            (uint32_t)h, (uint32_t)ow, (uint32_t)oh, (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 } };
-        if ((rc = pass(r, s, rs, 4, false, tx, 1, (uint32_t)reach_rows, tmpf16, &p4, (uint32_t)ow, (uint32_t)ph)))
+        if ((rc = pass(r, s, rs, 4, false, tx, 1, (uint32_t)reach_rows, tmp16, &p4, (uint32_t)ow, (uint32_t)ph)))
             return rc;
         resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)pw,
                            (uint32_t)ph, (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
-        return pass(r, s, rs, 2, false, ty, 1, 1, tmpf16, &pv, (uint32_t)ow, (uint32_t)oh);
+        return pass(r, s, rs, 2, false, ty, 1, 1, tmp16, &pv, (uint32_t)ow, (uint32_t)oh);
     }
     if (kx > 1 || ky > 1) {
         if ((rc = vki_rec_scratch(r, (VkDeviceSize)pw * ph * c * 4, "resize pre-shrunk image", &pre)))
@@ -296,11 +327,11 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
         return rc;
     resize_push ph1 = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w, (uint32_t)h,
                         (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
-    if ((rc = pass(r, s, rs, 1, shrunk, tx, 1, 1, tmpf16, &ph1, (uint32_t)ow, (uint32_t)h)))
+    if ((rc = pass(r, s, rs, 1, shrunk, tx, 1, 1, tmp16, &ph1, (uint32_t)ow, (uint32_t)h)))
         return rc;
     resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)w, (uint32_t)h,
                        (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
-    return pass(r, s, rs, 2, false, ty, 1, 1, tmpf16, &pv, (uint32_t)ow, (uint32_t)oh);
+    return pass(r, s, rs, 2, false, ty, 1, 1, tmp16, &pv, (uint32_t)ow, (uint32_t)oh);
 }
 
 static int record_resize(vki_rec *r, const vki_step *s)

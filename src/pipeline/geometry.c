@@ -8,32 +8,36 @@
 
 #define MAX_SIDE (1 << 24) /* the largest side an op may produce (the decoders' limit too) */
 
-/* A number at t[*i]: digits with an optional fraction (frac) or digits only.
- * Returns -1 when there is none. */
+/* A number at t[*i]: digits with an optional fraction (frac) or digits only,
+ * the nearest double to its decimal value (as strtod gives it: the digits as an
+ * exact integer over an exact power of ten, one rounding; digits past 2^53 or
+ * 10^22 are ignored). Returns -1 when there is none. */
 static double number(const char *t, size_t n, size_t *i, bool frac)
 {
     size_t j = *i;
-    double v = 0;
+    double m = 0, p10 = 1; /* the value is m / p10 */
     bool digits = false;
     while (j < n && t[j] >= '0' && t[j] <= '9') {
-        v = v * 10 + (t[j++] - '0');
+        m = m * 10 + (t[j++] - '0');
         digits = true;
-        if (v > 1e12)
+        if (m > 1e12)
             return -1;
     }
     if (frac && j < n && t[j] == '.') {
-        double scale = 0.1;
         j++;
         while (j < n && t[j] >= '0' && t[j] <= '9') {
-            v += (t[j++] - '0') * scale;
-            scale /= 10;
+            if (m < 9007199254740992.0 / 10 && p10 < 1e22) {
+                m = m * 10 + (t[j] - '0');
+                p10 *= 10;
+            }
+            j++;
             digits = true;
         }
     }
     if (!digits)
         return -1;
     *i = j;
-    return v;
+    return m / p10;
 }
 
 static int fail(char *why, size_t wn, const char *msg)
@@ -105,13 +109,23 @@ static double side(double scale, int s)
     return v < 1 ? 1 : v;
 }
 
+/* A percentage of a side as ImageMagick computes it (ParseMetaGeometry):
+ * floor(pct * side / 100 + 0.5), the product first (exact for whole
+ * percentages), so that 29% of 50 is 14.5 -> 15 (pct / 100 * side is
+ * 14.499999999999998 in double, which rounded down). */
+static double pct_side(double pct, int s)
+{
+    double v = floor(pct * s / 100.0 + 0.5);
+    return v < 1 ? 1 : v;
+}
+
 int vki_geo_resolve(const double x[VKI_TEXT_VALUES], int w, int h, int *ow, int *oh, char *why, size_t wn)
 {
     int flags = (int)x[VKI_GEO_FLAGS];
     double gw = x[VKI_GEO_W], gh = x[VKI_GEO_H], rw, rh;
     if (flags & VKI_GEO_PERCENT) {
-        rw = side(gw / 100.0, w);
-        rh = side(gh / 100.0, h);
+        rw = pct_side(gw, w);
+        rh = pct_side(gh, h);
     } else {
         rw = gw > 0 ? gw : w;
         rh = gh > 0 ? gh : h;

@@ -13,6 +13,8 @@
 char cur_case[200] = "(context creation)";
 int gh_runs;
 int gh_verbose;
+int gh_pipelines;
+void (*gh_log_tap)(vkimg_log_level lvl, const char *msg);
 static int nlogged;
 
 double gh_now(void)
@@ -45,6 +47,10 @@ void *gh_calloc(size_t n, size_t size)
 static void log_cb(void *user, vkimg_log_level lvl, const char *msg)
 {
     (void)user;
+    if (gh_log_tap)
+        gh_log_tap(lvl, msg);
+    if (!strncmp(msg, "pipeline ", 9) && strstr(msg, " created in "))
+        gh_pipelines++;
     if (lvl < VKIMG_LOG_WARN)
         return;
     if (nlogged++ < 20)
@@ -72,9 +78,10 @@ int gh_main(const char *name, const gh_suite *suites, size_t nsuites)
 
     for (size_t i = 0; i < nsuites; i++) {
         double ts = gh_now(), cs = cpu_s();
-        int r0 = gh_runs, vm0 = vkimg_ctx_validation_messages(ctx);
+        int r0 = gh_runs, k0 = gh_pipelines, vm0 = vkimg_ctx_validation_messages(ctx);
         suites[i].fn(ctx);
-        printf("  %-9s %4d runs in %6.2f s (cpu %.2f s)\n", suites[i].name, gh_runs - r0, gh_now() - ts, cpu_s() - cs);
+        printf("  %-9s %4d runs in %6.2f s (cpu %.2f s), %d kernels made\n", suites[i].name, gh_runs - r0,
+               gh_now() - ts, cpu_s() - cs, gh_pipelines - k0);
         fflush(stdout);
         int vm1 = vkimg_ctx_validation_messages(ctx);
         CHECK(vm1 == vm0, "%s: %d validation messages", suites[i].name, vm1 - vm0);

@@ -32,6 +32,13 @@ extern int gh_runs;
 /* VKIMG_TEST_VERBOSE=1: more detail (e.g. the time of every case). */
 extern int gh_verbose;
 
+/* Every message of the library's log (debug and info included) also goes to
+ * this function when a test sets it (e.g. to see which kernels a run created:
+ * "pipeline NAME created in ..."); NULL by default. */
+extern void (*gh_log_tap)(vkimg_log_level lvl, const char *msg);
+/* Kernels (compute pipelines) the context has created so far. */
+extern int gh_pipelines;
+
 /* Monotonic seconds. */
 double gh_now(void);
 /* calloc that aborts on failure (never returns NULL, also for n = 0). */

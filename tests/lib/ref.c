@@ -28,10 +28,77 @@ ref_img ref_img_new(int w, int h, int c)
     return r;
 }
 
+/* ---------------------------------------------------------------- undecided samples */
+
+/* The marks of every image, (data, index) pairs: few (a handful per image). */
+typedef struct undecided_mark {
+    const double *d;
+    size_t i;
+} undecided_mark;
+static undecided_mark *marks;
+static size_t nmarks, capmarks;
+
+void ref_mark_undecided(const ref_img *im, size_t i)
+{
+    if (nmarks == capmarks) {
+        capmarks = capmarks ? 2 * capmarks : 64;
+        undecided_mark *m = realloc(marks, capmarks * sizeof *m);
+        if (!m) {
+            fprintf(stderr, "ref: out of memory\n");
+            abort();
+        }
+        marks = m;
+    }
+    marks[nmarks].d = im->d;
+    marks[nmarks].i = i;
+    nmarks++;
+}
+
+bool ref_is_undecided(const ref_img *im, size_t i)
+{
+    for (size_t k = 0; k < nmarks; k++)
+        if (marks[k].d == im->d && marks[k].i == i)
+            return true;
+    return false;
+}
+
+static void drop_marks(const double *d)
+{
+    size_t o = 0;
+    for (size_t k = 0; k < nmarks; k++)
+        if (marks[k].d != d)
+            marks[o++] = marks[k];
+    nmarks = o;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sorted indices marked on d (malloc'ed; NULL when none). */
+static size_t *marks_of(const double *d, size_t *n)
+{
+    *n = 0;
+    for (size_t k = 0; k < nmarks; k++)
+        *n += marks[k].d == d;
+    if (!*n)
+        return NULL;
+    size_t *v = ref_xmalloc(*n * sizeof *v), j = 0;
+    for (size_t k = 0; k < nmarks; k++)
+        if (marks[k].d == d)
+            v[j++] = marks[k].i;
+    qsort(v, *n, sizeof *v, cmp_size);
+    return v;
+}
+
 void ref_img_free(ref_img *r)
 {
     if (!r)
         return;
+    if (r->d && nmarks)
+        drop_marks(r->d);
     free(r->d);
     r->d = NULL;
     r->w = r->h = r->c = 0;
@@ -86,6 +153,25 @@ ref_img ref_apply(const vkimg_image *in, const ref_step *st, int n)
     return cur;
 }
 
+int ref_apply_levels(const vkimg_image *in, const ref_step *st, int n, vkimg_fmt fmt, ref_img *out, int max)
+{
+    if (max < 1)
+        return 0;
+    out[0] = ref_apply(in, st, n);
+    const ref_step *last = n > 0 ? &st[n - 1] : NULL;
+    if (!last || !last->outputs || !last->next)
+        return 1;
+    enum { MAXL = 64 };
+    int ws[MAXL], hs[MAXL];
+    int cnt = last->outputs(out[0].w, out[0].h, last, ws, hs, max < MAXL ? max : MAXL);
+    for (int k = 1; k < cnt; k++) {
+        ref_img prev = ref_written_img(&out[k - 1], fmt);
+        out[k] = last->next(&prev, ws[k], hs[k], last);
+        ref_img_free(&prev);
+    }
+    return cnt;
+}
+
 /* ---------------------------------------------------------------- formats */
 
 double ref_quant(double x, vkimg_fmt f)
@@ -105,6 +191,26 @@ double ref_quant(double x, vkimg_fmt f)
     return (double)(float)x;
 }
 
+double ref_written(double x, vkimg_fmt f)
+{
+    if (f == VKIMG_U8)
+        return ref_quant(x, f) / 255.0;
+    if (f == VKIMG_U16)
+        return ref_quant(x, f) / 65535.0;
+    return (double)(float)x;
+}
+
+ref_img ref_written_img(const ref_img *im, vkimg_fmt f)
+{
+    ref_img r = ref_copy_d(im);
+    size_t n = ref_nsamples(im->w, im->h, im->c);
+    for (size_t i = 0; i < n; i++)
+        r.d[i] = ref_written(r.d[i], f);
+    return r;
+}
+
+bool ref_alpha_weighted;
+
 double ref_compare(const vkimg_image *got, const ref_img *exp, ref_cmp *res)
 {
     ref_cmp r;
@@ -120,19 +226,40 @@ double ref_compare(const vkimg_image *got, const ref_img *exp, ref_cmp *res)
         return r.max_err;
     }
     size_t n = ref_nsamples(got->w, got->h, got->c);
+    size_t nund = 0, ku = 0, *und = marks_of(exp->d, &nund);
     r.nsamples = n;
     for (size_t i = 0; i < n; i++) {
+        if (ku < nund && und[ku] == i) {
+            while (ku < nund && und[ku] == i)
+                ku++;
+            r.nundecided++;
+            continue;
+        }
         double e = exp->d[i];
         double q = ref_quant(e, got->fmt);
         double g = ref_sample_raw(got, i);
         double err = got->fmt == VKIMG_F32 ? fabs(g - e) : fabs(g - q);
+        int ai = ref_alpha_channel(got->c), ch = (int)(i % (size_t)got->c);
+        bool weighted = ref_alpha_weighted && ai >= 0 && ch != ai && got->fmt != VKIMG_U8;
+        double ae = 1.0;
+        if (weighted) {
+            size_t ia = i - (size_t)ch + (size_t)ai;
+            double ag = ref_sample_raw(got, ia) / (got->fmt == VKIMG_U16 ? 65535.0 : 1.0);
+            ae = exp->d[ia];
+            ae = ae > 0.0 ? (ae < 1.0 ? ae : 1.0) : 0.0;
+            ag = ag > 0.0 ? (ag < 1.0 ? ag : 1.0) : 0.0;
+            if (got->fmt == VKIMG_F32)
+                err = fabs(g * ag - e * ae);
+            else
+                err *= ae;
+        }
         if (err != err)
             err = INFINITY; /* NaN from the device */
         double raw = err;
         if (got->fmt != VKIMG_F32) {
             double m = got->fmt == VKIMG_U8 ? 255.0 : 65535.0;
             double xc = e > 0.0 ? (e < 1.0 ? e : 1.0) : 0.0;
-            raw = fabs(g - xc * m);
+            raw = fabs(g - xc * m) * ae;
             if (g != q)
                 r.nmismatch++;
         } else if (g != q) {
@@ -156,6 +283,7 @@ double ref_compare(const vkimg_image *got, const ref_img *exp, ref_cmp *res)
             r.got = g;
         }
     }
+    free(und);
     if (res)
         *res = r;
     return r.max_err;
@@ -304,6 +432,11 @@ int ref_self_check(void)
         ref_expect("quant ties exist", ties > 0, 1, 0);
     }
 
+    ref_expect("written u8 0.5", ref_written(0.5, VKIMG_U8), 128.0 / 255.0, 0);
+    ref_expect("written u16 -1", ref_written(-1.0, VKIMG_U16), 0, 0);
+    ref_expect("written f32 1/3", ref_written(1.0 / 3.0, VKIMG_F32), (double)(1.0f / 3.0f), 0);
+    ref_expect("written f32 keeps 1.5", ref_written(1.5, VKIMG_F32), 1.5, 0);
+
     /* random images: deterministic, never all zeros, alpha has 0 and max */
     {
         vkimg_image a = ref_random_image(64, 64, 4, VKIMG_U8, 7), b = ref_random_image(64, 64, 4, VKIMG_U8, 7);
@@ -342,6 +475,58 @@ int ref_self_check(void)
         ref_expect("compare exp", c.expected_q, 19, 0);
         e.c = 2;
         ref_expect("compare shape", isinf(ref_compare(&im, &e, &c)), 1, 0);
+        ref_img_free(&e);
+    }
+    /* undecided samples are left out (and counted); the marks go with the data */
+    {
+        uint8_t g[3] = { 10, 99, 30 };
+        vkimg_image im = ref_wrap(3, 1, 1, VKIMG_U8, g);
+        ref_img e = ref_img_new(3, 1, 1);
+        e.d[0] = 10 / 255.0;
+        e.d[1] = 0.0;
+        e.d[2] = 30 / 255.0;
+        ref_mark_undecided(&e, 1);
+        ref_cmp c;
+        ref_expect("compare undecided left out", ref_compare(&im, &e, &c), 0, 0);
+        ref_expect("compare undecided counted", (double)c.nundecided, 1, 0);
+        ref_expect("undecided mark", ref_is_undecided(&e, 1) && !ref_is_undecided(&e, 0), 1, 0);
+        ref_img f = ref_copy_d(&e);
+        ref_expect("a copy has no marks", ref_is_undecided(&f, 1), 0, 0);
+        ref_expect("compare a copy", ref_compare(&im, &f, &c), 99, 0);
+        ref_img_free(&f);
+        ref_img_free(&e);
+        e = ref_img_new(3, 1, 1);
+        ref_expect("marks go with the freed data", (double)c.nundecided + ref_is_undecided(&e, 1), 0, 0);
+        ref_img_free(&e);
+    }
+    /* alpha images: straight, and weighted by alpha (ref_alpha_weighted) */
+    {
+        float g[4] = { 1000.0f, 0.0001f, 0.25f, 1.5f };
+        vkimg_image im = ref_wrap(2, 1, 2, VKIMG_F32, g);
+        ref_img e = ref_img_new(2, 1, 2);
+        e.d[0] = 1001.0;
+        e.d[1] = (double)0.0001f;
+        e.d[2] = 0.5;
+        e.d[3] = 1.5; /* alpha over 1: clamped to 1 in the premultiplied error */
+        ref_cmp c;
+        bool pm = ref_alpha_weighted;
+        ref_alpha_weighted = false;
+        ref_expect("compare f32 straight", ref_compare(&im, &e, &c), 1, 1e-9);
+        ref_alpha_weighted = true;
+        ref_expect("compare f32 premultiplied", ref_compare(&im, &e, &c), 0.25, 1e-9);
+        ref_expect("compare f32 premultiplied x", c.x, 1, 0);
+        /* u16: the colour error times the reference's alpha; u8 as it is */
+        uint16_t g16[4] = { 1000, 16384, 5000, 65535 };
+        vkimg_image i16 = ref_wrap(2, 1, 2, VKIMG_U16, g16);
+        e.d[0] = 1003 / 65535.0; /* 3 LSB off */
+        e.d[1] = 0.25;           /* the reference's alpha: 0.75 LSB once weighted */
+        e.d[2] = 5000 / 65535.0;
+        e.d[3] = 1.0;
+        ref_expect("compare u16 alpha-weighted", ref_compare(&i16, &e, &c), 0.75, 1e-9);
+        ref_expect("compare u16 alpha-weighted raw", c.max_raw_err, 0.75, 1e-9);
+        ref_alpha_weighted = false;
+        ref_expect("compare u16 straight", ref_compare(&i16, &e, &c), 3, 1e-9);
+        ref_alpha_weighted = pm;
         ref_img_free(&e);
     }
     return ref_fails - fails0;

@@ -14,6 +14,7 @@
 
 #include "vkimg/vkimg.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,17 +43,40 @@ int ref_alpha_channel(int c);
 /* ---------------------------------------------------------------- chains */
 
 /* One op of a reference chain: fn computes the op on a double image with the
- * step's parameters. The ops' headers (tests/ops/NAME_ref.h) give a macro per
- * op that fills one in, e.g. { GRAY(0), BLUR(2.0, -1) }. */
+ * step's parameters, at any output size (an op that resizes or crops computes
+ * its output size from its input's, as the op does). The ops' headers
+ * (tests/ops/NAME_ref.h) give a macro per op that fills one in, e.g.
+ * { GRAY(0), BLUR(2.0, -1) }, with designated initializers (the fields a step
+ * leaves out are zero). */
 typedef struct ref_step ref_step;
 struct ref_step {
     ref_img (*fn)(const ref_img *in, const ref_step *st);
     int i;    /* an integer parameter (gray: weights; blur: radius) */
     double x; /* a real parameter (blur: sigma) */
+    /* The op's parameters where an integer and a real are not enough (resize:
+     * geometry, filter, linear, fast), in a struct of the op's reference
+     * (tests/ops/NAME_ref.h); NULL for the others. */
+    const void *arg;
+    /* Ops that write several images (mipmaps; last in a chain): fn gives image 0
+     * (from the chain's result), outputs the number of images and their sizes
+     * for an input of w x h (at most max), and next image k (of w x h) from
+     * image k - 1 as it was written (quantized to the output format). NULL for
+     * ops that write one image. */
+    int (*outputs)(int w, int h, const ref_step *st, int *ws, int *hs, int max);
+    ref_img (*next)(const ref_img *prev, int w, int h, const ref_step *st);
 };
 
-/* The composition of st[0..n) on in, in double (quantized by the caller). */
+/* The composition of st[0..n) on in, in double (quantized by the caller). The
+ * sizes may change from step to step; a step with several images gives its
+ * first (ref_apply_levels gives them all). */
 ref_img ref_apply(const vkimg_image *in, const ref_step *st, int n);
+
+/* Every image of a chain whose last step writes several (outputs/next): image
+ * 0 is ref_apply's, image k is st[n-1].next of image k - 1 quantized to fmt as
+ * the device writes it (ref_written): the reference's own chain. Fills
+ * out[0 .. returned count) (at most max; free each with ref_img_free). A chain
+ * whose last step writes one image gives that one. */
+int ref_apply_levels(const vkimg_image *in, const ref_step *st, int n, vkimg_fmt fmt, ref_img *out, int max);
 
 /* ---------------------------------------------------------------- formats */
 
@@ -62,6 +86,12 @@ ref_img ref_apply(const vkimg_image *in, const ref_step *st, int n);
  * u16 -> floor(clamp(x,0,1)*65535+0.5) (returned as the integer code value),
  * f32 -> (double)(float)x. */
 double ref_quant(double x, vkimg_fmt f);
+/* What a normalized value reads back as once written in format f: u8/u16 the
+ * quantized level (ref_quant) / 255 or / 65535, f32 (float)x. */
+double ref_written(double x, vkimg_fmt f);
+/* A copy of im with every sample ref_written to f (an image as an op that
+ * reads its own output back sees it). */
+ref_img ref_written_img(const ref_img *im, vkimg_fmt f);
 /* A stored sample of im as its code value (u8/u16: the integer; f32: the float). */
 double ref_sample_raw(const vkimg_image *im, size_t i);
 
@@ -76,6 +106,7 @@ typedef struct ref_cmp {
     double got;       /* ... and the device's code value */
     size_t nsamples;
     size_t nmismatch; /* samples with got != quant(expected) (u8/u16) or got != (float)expected (f32) */
+    size_t nundecided; /* samples left out: marked undecided on exp (ref_mark_undecided) */
     /* u8/u16: max |got - clamp(expected, 0, 1) * (2^bits - 1)| in LSBs, i.e. the
      * error before rounding: at most 0.5 for a correctly rounded result, plus
      * the kernel's float error (catches e.g. truncation, which a 1-LSB check
@@ -84,9 +115,30 @@ typedef struct ref_cmp {
     int raw_x, raw_y, raw_ch;
 } ref_cmp;
 
+/* Images with alpha (c = 2, 4), when set: the colour samples of U16 and F32
+ * outputs are compared as what they add once composited. U16: the error times
+ * the reference's alpha (clamped to [0, 1]); F32: the device's colour x its
+ * alpha against the reference's colour x its alpha. For ops whose colour is a
+ * ratio with no bound (resize: sums with negative weights divided by the
+ * resized alpha, which can be small: the colour's float error grows as
+ * 1 / alpha, past 0.6 LSB at 16 bits where alpha < 1%, and without bound in
+ * f32, where the colour itself can be 1000 or -500), while the composited
+ * colour keeps the sums' own error. U8 colour is compared as it is (there
+ * float error / alpha stays under 0.03 LSB down to alpha 1e-3). Off by
+ * default. */
+extern bool ref_alpha_weighted;
 /* Compares got (any of U8/U16/F32) with the reference exp, quantizing exp to
- * got->fmt. Returns max_err (or +inf when the shapes differ). */
+ * got->fmt, but for the samples marked undecided on exp (counted). Returns
+ * max_err (or +inf when the shapes differ). */
 double ref_compare(const vkimg_image *got, const ref_img *exp, ref_cmp *res);
+
+/* Samples whose value the definition leaves to rounding: resize's colour where
+ * the resized alpha is 0 to within float error (colour / alpha jumps from 0 to
+ * the colour of whatever tap the rounding leaves in). A reference marks them
+ * on its image (sample i of im->d); ref_compare leaves them out (counted);
+ * the marks go with the data (ref_img_free drops them; copies have none). */
+void ref_mark_undecided(const ref_img *im, size_t i);
+bool ref_is_undecided(const ref_img *im, size_t i);
 
 /* ---------------------------------------------------------------- test images */
 

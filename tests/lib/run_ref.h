@@ -7,7 +7,9 @@
  *   U8 output:  <= 1 LSB (8-bit), and <= 0.51 LSB against the unrounded reference
  *   U16 output: <= 1 LSB (16-bit), and <= 0.6 LSB against the unrounded reference
  *   F32 output: <= 1e-5 absolute
- *   or the tolerance a case gives (e.g. 0: exact).
+ *   or the tolerance a case gives (e.g. 0: exact). Samples a reference marks
+ * undecided are left out (and counted in the table); with ref_alpha_weighted
+ * the colour of u16/f32 outputs with alpha is compared as composited (ref.h).
  */
 #ifndef VKI_RUN_REF_H
 #define VKI_RUN_REF_H
@@ -34,6 +36,23 @@ void run_case(vkimg_ctx *ctx, const char *group, const char *text, const ref_ste
 void run_rand(vkimg_ctx *ctx, const char *group, const char *text, const ref_step *st, int n, int w, int h, int c,
               vkimg_fmt in_fmt, unsigned fmts, double tol);
 extern uint64_t run_next_seed;
+
+/* Compares one device image with its reference (tolerances as above; tol < 0:
+ * the defaults for got's format), counts it in group's line of the table and
+ * returns the error; `what` names the case in failure messages. */
+double run_check(const char *group, const char *what, const vkimg_image *got, const ref_img *exp, double tol);
+
+/* Pipelines that write several images (mipmaps). run_levels parses and runs
+ * text on in with vkimg_run_n (vkimg_pipeline_outputs images, at most max):
+ * returns their number (out[0 .. n) to vkimg_image_free), or -1 after a failed
+ * CHECK. run_check_levels checks them against the chain st[0..n) whose last
+ * step writes several images: their number and sizes (its outputs), image 0
+ * against the chain's result, and image k against its next of image k - 1 as
+ * the device wrote it (each image checked on its own, its input exactly what
+ * the device read; ref_apply_levels gives the reference's own chain). */
+int run_levels(vkimg_ctx *ctx, const char *text, const vkimg_image *in, vkimg_fmt out_fmt, vkimg_image *out, int max);
+void run_check_levels(const char *group, const char *text, const ref_step *st, int n, const vkimg_image *in,
+                      const vkimg_image *levels, int nlev, double tol);
 
 /* 1x1, 1xN, Nx1, 3x5, primes, 257x129, larger than one tile both ways */
 extern const size2 op_sizes[8];

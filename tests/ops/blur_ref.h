@@ -27,8 +27,8 @@ ref_img ref_blur_direct_d(const ref_img *in, double sigma, int radius);
  * Gaussian (radius ceil(3 sigma)) below sigma 3 (blur.c) and ref_box3_d from 3. */
 ref_img ref_blur_step(const ref_img *in, const ref_step *st);
 ref_img ref_box_step(const ref_img *in, const ref_step *st);
-#define BLUR(s, r) { ref_blur_step, (r), (s) }
-#define BOX(s) { ref_box_step, 0, (s) }
+#define BLUR(s, r) { .fn = ref_blur_step, .i = (r), .x = (s) }
+#define BOX(s) { .fn = ref_box_step, .x = (s) }
 
 /* Hand-computed cases and the separable evaluation against the direct one;
  * returns the number of failed checks (printed). */

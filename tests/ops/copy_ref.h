@@ -5,6 +5,6 @@
 #include "ref.h"
 
 ref_img ref_copy_step(const ref_img *in, const ref_step *st);
-#define COPY { ref_copy_step, 0, 0 }
+#define COPY { .fn = ref_copy_step }
 
 #endif

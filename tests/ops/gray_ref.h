@@ -12,7 +12,7 @@ ref_img ref_gray_d(const ref_img *in, int weights);
 
 /* A chain step: GRAY(weights). */
 ref_img ref_gray_step(const ref_img *in, const ref_step *st);
-#define GRAY(wt) { ref_gray_step, (wt), 0 }
+#define GRAY(wt) { .fn = ref_gray_step, .i = (wt) }
 
 /* Hand-computed cases; returns the number of failed checks (printed). */
 int ref_gray_self_check(void);

@@ -15,7 +15,7 @@ ref_img ref_levels_d(const ref_img *in, double black, double white, double gamma
  * k for LEVELS(k) (at most 64 sets). */
 int ref_levels_params(double black, double white, double gamma);
 ref_img ref_levels_step(const ref_img *in, const ref_step *st);
-#define LEVELS(k) { ref_levels_step, (k), 0 }
+#define LEVELS(k) { .fn = ref_levels_step, .i = (k) }
 
 /* Hand-computed cases; returns the number of failed checks (printed). */
 int ref_levels_self_check(void);
