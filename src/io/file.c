@@ -68,7 +68,7 @@ static int write_all(int fd, const void *data, size_t n)
  * signal handler). Fixed slots, so that the handler touches no allocator and no
  * lock: a slot is claimed (0 -> 1), filled, published (1 -> 2), and released
  * (2 -> 0) before its name is reused. */
-#define TEMP_SLOTS 64
+#define TEMP_SLOTS 256
 #define TEMP_NAME_MAX 4096
 static _Atomic int g_temp_state[TEMP_SLOTS];
 static char g_temp_name[TEMP_SLOTS][TEMP_NAME_MAX];
@@ -249,6 +249,116 @@ static int write_named(const char *path, const vki_span *parts, int nparts)
     return err;
 }
 
+/* ---- several files that appear together (vki_txn_begin .. commit): each is
+ * written to a named temporary beside it, and renamed into place only when all
+ * are whole; the temporaries are registered until then (signals remove them). */
+struct vki_txn {
+    int n, cap;
+    char **tmp, **dst;
+    int *slot;
+};
+static _Thread_local vki_txn *g_txn;
+
+vki_txn *vki_txn_begin(void)
+{
+    vki_txn *t = calloc(1, sizeof *t);
+    g_txn = t;
+    return t;
+}
+
+static void txn_free(vki_txn *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        free(t->tmp[i]);
+        free(t->dst[i]);
+    }
+    free(t->tmp);
+    free(t->dst);
+    free(t->slot);
+    free(t);
+}
+
+void vki_txn_abort(vki_txn *t)
+{
+    if (!t)
+        return;
+    if (g_txn == t)
+        g_txn = NULL;
+    for (int i = 0; i < t->n; i++) {
+        unlink(t->tmp[i]);
+        temp_release(t->slot[i]);
+    }
+    txn_free(t);
+}
+
+int vki_txn_commit(vki_txn *t, vkimg_err *e)
+{
+    if (!t)
+        return vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
+    if (g_txn == t)
+        g_txn = NULL;
+    int rc = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (!rc && rename(t->tmp[i], t->dst[i]))
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot write: %s", t->dst[i], strerror(errno));
+        if (rc)
+            unlink(t->tmp[i]);
+        temp_release(t->slot[i]);
+    }
+    txn_free(t);
+    return rc;
+}
+
+/* A named temporary beside path, written whole, kept for the transaction. */
+static int txn_write(vki_txn *t, const char *path, const vki_span *parts, int nparts)
+{
+    if (t->n == t->cap) {
+        int nc = t->cap ? 2 * t->cap : 8;
+        char **a = realloc(t->tmp, (size_t)nc * sizeof *a), **b = a ? realloc(t->dst, (size_t)nc * sizeof *b) : NULL;
+        int *c = b ? realloc(t->slot, (size_t)nc * sizeof *c) : NULL;
+        if (a)
+            t->tmp = a;
+        if (b)
+            t->dst = b;
+        if (c)
+            t->slot = c;
+        if (!a || !b || !c)
+            return ENOMEM;
+        t->cap = nc;
+    }
+    char *tmp = temp_template(path), *dst = strdup(path);
+    if (!tmp || !dst) {
+        free(tmp);
+        free(dst);
+        return ENOMEM;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int err = errno;
+        free(tmp);
+        free(dst);
+        return err;
+    }
+    int slot = temp_register(tmp), err = 0;
+    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    if (fchmod(fd, 0666 & ~g_umask) || write_parts(fd, parts, nparts))
+        err = errno;
+    if (close(fd) && !err)
+        err = errno;
+    if (err) {
+        unlink(tmp);
+        temp_release(slot);
+        free(tmp);
+        free(dst);
+        return err;
+    }
+    t->tmp[t->n] = tmp;
+    t->dst[t->n] = dst;
+    t->slot[t->n] = slot;
+    t->n++;
+    return 0;
+}
+
 int vki_write_atomic_v(const char *path, const vki_span *parts, int nparts, vkimg_err *e)
 {
     if (!path || !*path)
@@ -260,7 +370,7 @@ int vki_write_atomic_v(const char *path, const vki_span *parts, int nparts, vkim
     if (path[plen - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: cannot write: %s", path, strerror(EISDIR));
     pthread_once(&g_umask_once, read_umask);
-    int err = write_tmpfile(path, parts, nparts);
+    int err = g_txn ? txn_write(g_txn, path, parts, nparts) : write_tmpfile(path, parts, nparts);
     if (err < 0)
         err = write_named(path, parts, nparts);
     if (err)

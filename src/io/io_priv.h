@@ -41,6 +41,14 @@ typedef struct vki_span {
  * failure the temporary file is removed, an existing file at path is untouched and
  * the error is VKIMG_E_RUNTIME "PATH: cannot write: <strerror>". */
 int vki_write_atomic(const char *path, const void *data, size_t n, vkimg_err *e);
+/* Several outputs that appear together or not at all (a mip chain's {level}
+ * files): between vki_txn_begin and vki_txn_commit the calling thread's atomic
+ * writes go to temporaries beside their paths; commit renames them all into
+ * place, abort removes them (nothing written, existing files untouched). */
+typedef struct vki_txn vki_txn;
+vki_txn *vki_txn_begin(void); /* NULL when out of memory (commit then fails) */
+int vki_txn_commit(vki_txn *t, vkimg_err *e);
+void vki_txn_abort(vki_txn *t);
 /* The same with the file made of nparts pieces, written in order. */
 int vki_write_atomic_v(const char *path, const vki_span *parts, int nparts, vkimg_err *e);
 

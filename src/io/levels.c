@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define LEVEL_FIELD "{level}"
 
@@ -32,21 +31,16 @@ int vkimg_save_levels(const char *path, const vkimg_image *levels, int n, const 
     if (!strstr(path, LEVEL_FIELD))
         return vki_fail(e, VKIMG_E_USAGE, "%s: %d images to write: the output needs {level} in its name, or .ktx2",
                         path, n);
-    for (int k = 0; k < n; k++) {
+    /* all the levels or none: a failed level leaves the files that were there */
+    vki_txn *t = vki_txn_begin();
+    for (int k = 0; t && k < n; k++) {
         char *p = vkimg_level_path(path, k);
-        if (!p)
-            return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", path);
-        int rc = vkimg_save(p, &levels[k], o, e);
+        int rc = p ? vkimg_save(p, &levels[k], o, e) : vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", path);
         free(p);
         if (rc) {
-            for (int j = 0; j < k; j++) { /* none of the levels of a failed write stays */
-                char *q = vkimg_level_path(path, j);
-                if (q)
-                    unlink(q);
-                free(q);
-            }
+            vki_txn_abort(t);
             return rc;
         }
     }
-    return 0;
+    return vki_txn_commit(t, e);
 }

@@ -35,6 +35,18 @@ static int thumbnail_check(vki_args *a, char *why, size_t n, int *bad)
         *bad = O_SIZE;
         return -1;
     }
+    /* as vipsthumbnail: an open side has no size to fill or to force */
+    bool open_side = !(flags & VKI_GEO_NOX) && (a->x[O_SIZE][VKI_GEO_W] <= 0 || a->x[O_SIZE][VKI_GEO_H] <= 0);
+    if (open_side && (flags & VKI_GEO_EXACT)) {
+        snprintf(why, n, "size: '!' needs both sides of the box (WxH!)");
+        *bad = O_SIZE;
+        return -1;
+    }
+    if (open_side && a->v[O_CROP] == CROP_CENTRE) {
+        snprintf(why, n, "crop=centre needs both sides of the box (N or WxH)");
+        *bad = O_CROP;
+        return -1;
+    }
     return 0;
 }
 

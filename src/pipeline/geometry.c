@@ -69,9 +69,9 @@ int vki_geo_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why,
         return fail(why, wn, "no width or height");
     if ((flags & VKI_GEO_SHRINK) && (flags & VKI_GEO_ENLARGE))
         return fail(why, wn, "'>' (only shrink) and '<' (only enlarge) together");
-    if (flags & VKI_GEO_PERCENT) {
+    if (flags & VKI_GEO_PERCENT) { /* ImageMagick's ParseMetaGeometry: no width is 100%, no height the width's */
         if (w < 0)
-            w = h;
+            w = 100;
         if (h < 0)
             h = w;
         if (!(w > 0) || !(h > 0) || w > 1e6 || h > 1e6)

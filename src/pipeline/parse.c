@@ -197,6 +197,10 @@ static int parse_value(parser *p, const vki_op_desc *d, int which, int pos, int 
         *out = 1;
         return parse_text(p->e, d, o, t, n, pos, a->x[which]);
     case VKI_OPT_ENUM: {
+        /* ImageMagick's and libvips's spelling of a choice: "center" for "centre" */
+        if (n == 6 && !memcmp(t, "center", 6)) {
+            t = "centre";
+        }
         for (int k = 0; o->choices && o->choices[k]; k++)
             if ((int)strlen(o->choices[k]) == n && !memcmp(o->choices[k], t, (size_t)n)) {
                 *out = k;

@@ -161,8 +161,14 @@ expect_rc "mipmaps not last is a usage error" 2
 mkdir -p lv/0
 run "$VK" -i $L -o 'lv/{level}/t.png' -f mipmaps
 expect_rc "a level into a missing directory" 1
-check "level 0 removed after level 1 failed" [ ! -e lv/0/t.png ]
+check "level 0 not written when level 1 failed" [ ! -e lv/0/t.png ]
 check "no temporary file left" no_temp lv
+# ... and the files that were there stay as they were
+mkdir -p lv2/0 lv2/1 && echo old0 > lv2/0/t.png && echo old1 > lv2/1/t.png
+run "$VK" -i $L -o 'lv2/{level}/t.png' -f mipmaps
+expect_rc "a level into a missing directory, earlier levels existing" 1
+check "existing level files untouched" [ "$(cat lv2/0/t.png)$(cat lv2/1/t.png)" = old0old1 ]
+check "no temporary file left there" no_temp lv2
 
 echo "test_resize_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

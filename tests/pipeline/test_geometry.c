@@ -177,7 +177,7 @@ static void test_crop(void)
     ERR("crop=w=1.5", 7, "crop: w: '1.5' is not an integer");
     ERR("crop=w=5:x=+", 11, "crop: x: '+' is not an integer");
     ERR("crop=w=5:gravity=middle", 17, "crop: gravity: 'middle' is not one of " GRAVITIES);
-    ERR("crop=w=5:gravity=center", 17, "crop: gravity: 'center' is not one of " GRAVITIES); /* British spelling */
+    DESCRIBE("crop=w=5:gravity=center", "crop=w=5:h=0:gravity=centre:x=0:y=0"); /* ImageMagick's spelling too */
     ERR("crop=w=5:gravity=North", 17, "crop: gravity: 'North' is not one of " GRAVITIES);
     ERR("crop=geometry=10x10:geometry=5x5", 20, "crop: option 'geometry' given twice");
     ERR("crop=10x10:geometry=5x5", 11, "crop: option 'geometry' given twice");
@@ -349,10 +349,13 @@ static void test_resize_geometry(void)
     ERR("thumbnail=100x0", 10, "thumbnail: size: '100x0': sizes are whole numbers of pixels, at least 1" BOX_SYNTAX);
     ERR("thumbnail=16777217", 10, "thumbnail: size: '16777217': a side over 16777216" BOX_SYNTAX);
     ERR("thumbnail=100:crop=middle", 19, "thumbnail: crop: 'middle' is not one of none, centre");
-    ERR("thumbnail=100:crop=center", 19, "thumbnail: crop: 'center' is not one of none, centre");
+    DESCRIBE("thumbnail=100:crop=center", "thumbnail=size=100:crop=centre:filter=lanczos3:linear=false:fast=true");
     DESCRIBE("thumbnail=100", "thumbnail=size=100:crop=none:filter=lanczos3:linear=false:fast=true");
     DESCRIBE("thumbnail=100x50>:centre", "thumbnail=size=100x50>:crop=centre:filter=lanczos3:linear=false:fast=true");
-    DESCRIBE("thumbnail=x50!", "thumbnail=size=x50!:crop=none:filter=lanczos3:linear=false:fast=true");
+    /* as vipsthumbnail: an open side can be neither forced nor filled */
+    ERR("thumbnail=x50!", 10, "thumbnail: size: '!' needs both sides of the box (WxH!)");
+    ERR("thumbnail=100x:crop=centre", 15, "thumbnail: crop=centre needs both sides of the box (N or WxH)");
+    DESCRIBE("thumbnail=50x50!", "thumbnail=size=50x50!:crop=none:filter=lanczos3:linear=false:fast=true");
 }
 
 /* ---------------------------------------------------------------- shapes */

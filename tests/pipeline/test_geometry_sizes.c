@@ -111,6 +111,8 @@ static void test_resize_sizes(void)
         { "50%", 3, 1, 2, 1 },                    { "10%", 3, 3, 1, 1 },
         { "100x100>", 50, 80, 50, 80 },           { "100x100<", 50, 80, 63, 100 },
         { "x100", 200, 50, 400, 100 },            { "100", 50, 200, 100, 400 },
+        /* ImageMagick: a percentage without a width is 100% of it, without a height the width's */
+        { "x50%", 200, 100, 200, 50 },            { "50x%", 200, 100, 100, 50 },
     };
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         int ow, oh;
