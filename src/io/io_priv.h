@@ -83,6 +83,13 @@ int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64
 /* vki_jpeg_decode with the load options' shrink-on-load (o->min_size; o may be NULL). */
 int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
                          const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
+/* A progressive JPEG without the AC scans (Ss > 0) of its full-resolution
+ * components, every other segment as it is, into out (len + 4 bytes): what a
+ * 1/8 decode reads (such a component's pixels are its blocks' DCs; subsampled
+ * chroma is scaled by a larger IDCT, which reads its AC terms). Returns its
+ * length, or 0 where b is not a progressive JPEG whose markers all parse up to
+ * EOI (then decode b itself). */
+size_t vki_jpeg_dc_scans(const unsigned char *b, size_t len, unsigned char *out);
 
 /* GIF through giflib (gif.c): the first frame on a transparent canvas of the
  * logical screen size, RGBA. */

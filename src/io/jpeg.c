@@ -24,6 +24,10 @@
  *  - shrink-on-load (vkimg_load_opts.min_size): decoded at 1/8, 1/4 or 1/2 by the
  *    DCT scaling of libjpeg (the largest that keeps the caller's minimum size;
  *    sides rounded up as TJSCALED does), as libvips and sharp do for thumbnails;
+ *    at 1/8 a full-resolution component's pixel is its block's DC coefficient
+ *    alone, so a progressive file is decoded without those components' AC scans
+ *    (vki_jpeg_dc_scans: the same pixels; damage inside the scans left out then
+ *    goes unseen, the file's markers are still all checked up to EOI);
  *  - the accurate integer IDCT and smooth ("fancy") chroma upsampling: TurboJPEG's
  *    defaults, close to stb_image's output (not identical: each has its own IDCT).
  * Encode policy: quality as given; grayscale input (1 or 2 channels) is written as a
@@ -39,6 +43,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
+#include <stdio.h> /* jpeglib.h needs FILE */
+
+#include <jpeglib.h>
 #include <turbojpeg.h>
 
 #define JPEG_444_QUALITY 90 /* from this quality up, colour is not subsampled */
@@ -78,6 +86,146 @@ static int pick_scale(const unsigned char *b, size_t len, int w, int h, const vk
     return 1;
 }
 
+/* The libjpeg API for the DC-only decode at 1/8: TurboJPEG's settings (the
+ * accurate integer IDCT, smooth upsampling, a warning is an error), and no block
+ * smoothing: libjpeg estimates a progressive file's missing AC coefficients (and
+ * since libjpeg-turbo 2.1 adjusts DC) from the neighbours' DCs while scans are
+ * missing, which a whole file never has. */
+typedef struct dc_err {
+    struct jpeg_error_mgr mgr;
+    jmp_buf jump;
+    char msg[JMSG_LENGTH_MAX];
+} dc_err;
+
+static void dc_error_exit(j_common_ptr c)
+{
+    dc_err *de = (dc_err *)c->err;
+    c->err->format_message(c, de->msg);
+    longjmp(de->jump, 1);
+}
+
+static void dc_emit(j_common_ptr c, int level)
+{
+    if (level < 0) /* a warning (corrupt data): an error, as TJFLAG_STOPONWARNING */
+        dc_error_exit(c);
+}
+
+static int dc_decode(const unsigned char *b, size_t len, const char *name, int gray, unsigned char *out, int w, int h,
+                     vkimg_err *e)
+{
+    struct jpeg_decompress_struct d;
+    dc_err de;
+    memset(&d, 0, sizeof d);
+    d.err = jpeg_std_error(&de.mgr);
+    de.mgr.error_exit = dc_error_exit;
+    de.mgr.emit_message = dc_emit;
+    de.msg[0] = 0;
+    if (setjmp(de.jump)) {
+        jpeg_destroy_decompress(&d);
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: libjpeg: %s", name, de.msg[0] ? de.msg : "error");
+    }
+    jpeg_create_decompress(&d);
+    jpeg_mem_src(&d, b, (unsigned long)len);
+    jpeg_read_header(&d, TRUE);
+    d.scale_num = 1;
+    d.scale_denom = 8;
+    d.out_color_space = gray ? JCS_GRAYSCALE : JCS_RGB;
+    d.dct_method = JDCT_ISLOW;
+    d.do_fancy_upsampling = TRUE;
+    d.do_block_smoothing = FALSE;
+    jpeg_start_decompress(&d);
+    if ((int)d.output_width != w || (int)d.output_height != h || d.output_components != (gray ? 1 : 3)) {
+        jpeg_destroy_decompress(&d);
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: 1/8 decode gave %ux%u, not %dx%d", name, d.output_width,
+                        d.output_height, w, h);
+    }
+    const size_t pitch = (size_t)w * (gray ? 1 : 3);
+    while (d.output_scanline < d.output_height) {
+        JSAMPROW row = out + (size_t)d.output_scanline * pitch;
+        jpeg_read_scanlines(&d, &row, 1);
+    }
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    return 0;
+}
+
+size_t vki_jpeg_dc_scans(const unsigned char *b, size_t len, unsigned char *out)
+{
+    if (len < 4 || b[0] != 0xff || b[1] != 0xd8)
+        return 0;
+    size_t i = 2, n = 0;
+    bool progressive = false;
+    int ncomp = 0, ids[4], full[4]; /* the frame's components, and which are at full resolution */
+    out[n++] = 0xff;
+    out[n++] = 0xd8;
+    for (;;) {
+        if (i + 2 > len || b[i] != 0xff)
+            return 0;
+        while (i + 1 < len && b[i + 1] == 0xff) /* fill bytes */
+            i++;
+        if (i + 2 > len)
+            return 0;
+        const unsigned m = b[i + 1];
+        if (m == 0xd9) { /* EOI: the whole file was walked */
+            out[n++] = 0xff;
+            out[n++] = 0xd9;
+            return progressive ? n : 0;
+        }
+        if (m == 0x00 || m == 0x01 || (m >= 0xd0 && m <= 0xd8) || i + 4 > len)
+            return 0;
+        const size_t seg = 2 + ((size_t)b[i + 2] << 8 | b[i + 3]);
+        if (seg < 4 || i + seg > len)
+            return 0;
+        if (m == 0xc2) { /* SOF2: the components and their sampling factors */
+            if (progressive || seg < 8 + 3 * (size_t)b[i + 9] || b[i + 9] < 1 || b[i + 9] > 4)
+                return 0;
+            progressive = true;
+            ncomp = b[i + 9];
+            int hmax = 0, vmax = 0;
+            for (int k = 0; k < ncomp; k++) {
+                unsigned hv = b[i + 11 + 3 * k];
+                hmax = (int)(hv >> 4) > hmax ? (int)(hv >> 4) : hmax;
+                vmax = (int)(hv & 15) > vmax ? (int)(hv & 15) : vmax;
+            }
+            for (int k = 0; k < ncomp; k++) {
+                unsigned hv = b[i + 11 + 3 * k];
+                ids[k] = b[i + 10 + 3 * k];
+                full[k] = (int)(hv >> 4) == hmax && (int)(hv & 15) == vmax;
+            }
+        } else if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) {
+            return 0; /* another kind of frame: not ours to rewrite */
+        }
+        size_t end = i + seg;
+        bool keep = true;
+        if (m == 0xda) { /* a scan: its entropy-coded data runs to the next marker but RSTn */
+            const unsigned ns = b[i + 4];
+            const size_t ss_at = i + 5 + 2 * (size_t)ns; /* Ss, after the component selectors */
+            if (!progressive || ns < 1 || ss_at >= end)
+                return 0;
+            /* an AC scan (Ss > 0, one component) of a full-resolution component goes:
+             * at 1/8 such a component is its blocks' DC (a 1x1 IDCT); libjpeg scales a
+             * subsampled one by a larger IDCT (2x2 for 4:2:0), which reads AC terms */
+            if (b[ss_at] > 0) {
+                int k = 0;
+                while (k < ncomp && ids[k] != b[i + 5])
+                    k++;
+                if (ns != 1 || k == ncomp)
+                    return 0;
+                keep = !full[k];
+            }
+            while (end + 1 < len && !(b[end] == 0xff && b[end + 1] != 0 && !(b[end + 1] >= 0xd0 && b[end + 1] <= 0xd7)))
+                end++;
+            if (end + 1 >= len)
+                return 0;
+        }
+        if (keep) {
+            memcpy(out + n, b + i, end - i);
+            n += end - i;
+        }
+        i = end;
+    }
+}
+
 int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                     vkimg_err *e)
 {
@@ -100,7 +248,8 @@ int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, u
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(NULL));
 
     int rc, w = 0, ht = 0, subsamp = 0, cs = 0;
-    unsigned char *data = NULL; /* the CMYK decode */
+    unsigned char *data = NULL;  /* the CMYK decode */
+    unsigned char *dcbuf = NULL; /* a progressive file's DC scans (1/8) */
     vkimg_image im = { 0 };
     if (tjDecompressHeader3(h, b, (unsigned long)len, &w, &ht, &subsamp, &cs)) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
@@ -130,8 +279,14 @@ int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, u
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, bytes);
         goto done;
     }
-    if (tjDecompress2(h, b, (unsigned long)len, cmyk ? data : im.data, w, (int)pitch, ht,
-                      cmyk ? TJPF_CMYK : gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)) {
+    /* at 1/8 the decode keeps only each block's DC coefficient: of a progressive
+     * file only its DC scans are decoded (the same pixels, a fraction of the work) */
+    size_t dclen;
+    if (d == 8 && !cmyk && (dcbuf = malloc(len + 4)) && (dclen = vki_jpeg_dc_scans(b, len, dcbuf)) > 0) {
+        if ((rc = dc_decode(dcbuf, dclen, name, gray, im.data, w, ht, e)))
+            goto done;
+    } else if (tjDecompress2(h, b, (unsigned long)len, cmyk ? data : im.data, w, (int)pitch, ht,
+                             cmyk ? TJPF_CMYK : gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
         goto done;
     }
@@ -152,6 +307,7 @@ int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, u
 
 done:
     free(data);
+    free(dcbuf);
     vkimg_image_free(&im);
     tjDestroy(h);
     return rc;

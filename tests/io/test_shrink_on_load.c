@@ -4,6 +4,7 @@
  * largest of 1/8, 1/4, 1/2 that keeps the minimum; pixels equal to TurboJPEG's own
  * scaled decode; the callback sees the stored size and the EXIF orientation).
  * No device needed. */
+#include "io/io_priv.h"
 #include "io/meta.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
@@ -74,7 +75,10 @@ static void on_header(void *user, int w, int h, int orientation, int *min_w, int
     *min_h = r->min_h;
 }
 
-/* A smooth-and-noisy RGB test image, JPEG-encoded by TurboJPEG (4:2:0 or 4:4:4). */
+static int g_progressive; /* make_jpeg writes progressive files */
+
+/* A smooth-and-noisy RGB test image, JPEG-encoded by TurboJPEG (4:2:0 or 4:4:4;
+ * gray for TJSAMP_GRAY), progressive where g_progressive says. */
 static unsigned char *make_jpeg(int w, int h, int subsamp, unsigned long *len)
 {
     unsigned char *px = malloc((size_t)w * h * 3);
@@ -87,22 +91,29 @@ static unsigned char *make_jpeg(int w, int h, int subsamp, unsigned long *len)
     tjhandle t = tjInitCompress();
     unsigned char *jpg = NULL;
     *len = 0;
-    int rc = tjCompress2(t, px, w, w * 3, h, TJPF_RGB, &jpg, len, subsamp, 92, TJFLAG_ACCURATEDCT);
+    int rc = tjCompress2(t, px, w, w * 3, h, TJPF_RGB, &jpg, len, subsamp, 92,
+                         TJFLAG_ACCURATEDCT | (g_progressive ? TJFLAG_PROGRESSIVE : 0));
     CHECK(rc == 0, "tjCompress2 %dx%d: %s", w, h, tjGetErrorStr2(t));
     tjDestroy(t);
     free(px);
     return rc ? NULL : jpg;
 }
 
-/* TurboJPEG's own decode at w x h (an independent path to the same pixels). */
-static unsigned char *tj_decode(const unsigned char *jpg, unsigned long len, int w, int h)
+/* TurboJPEG's own decode of the whole file at w x h (an independent path to the
+ * same pixels), c = 1 (gray) or 3 channels. */
+static unsigned char *tj_decode_c(const unsigned char *jpg, unsigned long len, int w, int h, int c)
 {
     tjhandle t = tjInitDecompress();
-    unsigned char *px = malloc((size_t)w * h * 3);
-    int rc = tjDecompress2(t, jpg, len, px, w, w * 3, h, TJPF_RGB, 0);
+    unsigned char *px = malloc((size_t)w * h * (size_t)c);
+    int rc = tjDecompress2(t, jpg, len, px, w, w * c, h, c == 1 ? TJPF_GRAY : TJPF_RGB, 0);
     CHECK(rc == 0, "tjDecompress2 at %dx%d: %s", w, h, tjGetErrorStr2(t));
     tjDestroy(t);
     return px;
+}
+
+static unsigned char *tj_decode(const unsigned char *jpg, unsigned long len, int w, int h)
+{
+    return tj_decode_c(jpg, len, w, h, 3);
 }
 
 static void decode_case(int line, const unsigned char *jpg, unsigned long len, int w, int h, int min_w, int min_h,
@@ -165,6 +176,55 @@ static void test_decode(void)
         DECODE(jpg, len, w, h, 0, 0, 8);
         tjFree(jpg);
     }
+}
+
+/* Progressive files decoded at 1/8 from their DC scans only: the pixels of
+ * TurboJPEG's decode of the whole file at 1/8, for every subsampling, gray, odd
+ * sizes; the reduced stream keeps every scan with Ss = 0 and drops the others;
+ * a baseline file, a damaged or truncated progressive one are not reduced. */
+static void test_progressive(void)
+{
+    static const struct { int w, h, subsamp; } sizes[] = {
+        { 203, 157, TJSAMP_420 }, { 640, 480, TJSAMP_444 }, { 1, 1, TJSAMP_420 }, { 17, 1, TJSAMP_422 },
+        { 1, 33, TJSAMP_444 },    { 333, 77, TJSAMP_GRAY }, { 129, 65, TJSAMP_440 }, { 96, 96, TJSAMP_411 },
+    };
+    g_progressive = 1;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int w = sizes[i].w, h = sizes[i].h, gray = sizes[i].subsamp == TJSAMP_GRAY, c = gray ? 1 : 3;
+        unsigned long len;
+        unsigned char *jpg = make_jpeg(w, h, sizes[i].subsamp, &len);
+        if (!jpg)
+            continue;
+        unsigned char *red = malloc(len + 4);
+        size_t rlen = vki_jpeg_dc_scans(jpg, len, red);
+        CHECK(rlen > 0 && rlen < len, "%dx%d: reduced %zu of %lu bytes", w, h, rlen, len);
+        req r = { .min_w = 1, .min_h = 1 };
+        vkimg_load_opts lo = { .min_size = on_header, .user = &r };
+        vkimg_image im;
+        vkimg_err e;
+        int rc = vkimg_load_memory(jpg, len, "p.jpg", &lo, &im, &e);
+        int ww = (w + 7) / 8, wh = (h + 7) / 8;
+        CHECK(rc == 0 && im.w == ww && im.h == wh && im.c == c, "%dx%d progressive at 1/8: %s", w, h, rc ? e.msg : "");
+        if (!rc) {
+            unsigned char *ref = tj_decode_c(jpg, len, ww, wh, c);
+            CHECK(!memcmp(ref, im.data, (size_t)ww * wh * c), "%dx%d progressive: DC-only pixels differ from the whole "
+                  "file's 1/8 decode", w, h);
+            free(ref);
+            vkimg_image_free(&im);
+        }
+        /* cut inside its scans: not reduced (no EOI), and the decoder refuses the file */
+        CHECK(vki_jpeg_dc_scans(jpg, len - len / 3, red) == 0, "%dx%d: a truncated file was reduced", w, h);
+        rc = vkimg_load_memory(jpg, len - len / 3, "cut.jpg", &lo, &im, &e);
+        CHECK(rc == VKIMG_E_RUNTIME && !im.data && strstr(e.msg, "cut.jpg: JPEG"), "%dx%d cut: %s", w, h, e.msg);
+        free(red);
+        tjFree(jpg);
+    }
+    g_progressive = 0;
+    unsigned long len;
+    unsigned char *jpg = make_jpeg(64, 48, TJSAMP_420, &len), *red = malloc(len + 4);
+    CHECK(jpg && vki_jpeg_dc_scans(jpg, len, red) == 0, "a baseline file is not reduced");
+    free(red);
+    tjFree(jpg);
 }
 
 /* The orientation the callback sees is the file's EXIF orientation. */
@@ -231,6 +291,7 @@ int main(void)
     test_min_input();
     test_decode();
     test_orientation_seen();
+    test_progressive();
     test_other_formats();
     return t_done("test_shrink_on_load");
 }
