@@ -123,6 +123,10 @@ extern const cli_command cli_cmd_process, cli_cmd_stats, cli_cmd_compare, cli_cm
 /* ---------------------------------------------------------------- JSON */
 
 /* JSON values on f: a string with escapes, a number (null when not finite). */
+/* Writes a file by fn (into a memory stream) the way vkimg writes every output:
+ * whole or not at all (vkimg_write_file). 0, or -1 with e filled. */
+int cli_write_with(const char *path, int (*fn)(FILE *f, void *user), void *user, vkimg_err *e);
+
 void json_str(FILE *f, const char *s);
 void json_num(FILE *f, double v);
 

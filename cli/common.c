@@ -375,3 +375,23 @@ void cli_print_timing(const vkimg_timing *t, const char *what)
     fprintf(stderr, "  %-24s %9.3f ms\n", "encode", t->encode_ms);
     fprintf(stderr, "  %-24s %9.3f ms\n", "total", t->total_ms);
 }
+
+int cli_write_with(const char *path, int (*fn)(FILE *f, void *user), void *user, vkimg_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        snprintf(e->msg, sizeof e->msg, "%.900s: cannot write: out of memory", path);
+        return -1;
+    }
+    int rc = fn(f, user), bad = ferror(f);
+    if (fclose(f) || bad || rc) {
+        free(buf);
+        snprintf(e->msg, sizeof e->msg, "%.900s: cannot write: %s", path, rc ? "the writer failed" : "out of memory");
+        return -1;
+    }
+    rc = vkimg_write_file(path, buf, len, e);
+    free(buf);
+    return rc ? -1 : 0;
+}

@@ -99,10 +99,6 @@ int cmp_write_report(const cmp_cfg *cfg, const cmp_pair *pairs, int n, const cmp
 /* Prepares DIR for a report (creates it, and DIR/img): 0 or an exit code. */
 int cmp_report_prepare(const char *dir);
 
-/* Writes a file atomically: fn(f, user) writes the contents; a temporary file in
- * path's directory is renamed into place only when everything was written.
- * 0, or -1 with a message in e. */
-int cmp_write_atomic(const char *path, int (*fn)(FILE *f, void *user), void *user, vkimg_err *e);
 /* Copies a file atomically (the same rules). */
 int cmp_copy_atomic(const char *from, const char *to, vkimg_err *e);
 /* Creates the directories above path (mkdir -p of its dirname): 0 or -1 (e). */

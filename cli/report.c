@@ -223,7 +223,7 @@ int cmp_write_junit(const cmp_cfg *cfg, const cmp_pair *pairs, int n, const cmp_
 {
     junit_ctx j = { cfg, pairs, n, s };
     vkimg_err e = { 0 };
-    if (cmp_write_atomic(path, junit_fn, &j, &e))
+    if (cli_write_with(path, junit_fn, &j, &e))
         return cli_error(CLI_CMP_ERROR, "compare: --junit: %s", e.msg);
     return 0;
 }
@@ -384,7 +384,7 @@ int cmp_write_report(const cmp_cfg *cfg, const cmp_pair *pairs, int n, const cmp
     char path[4200];
     snprintf(path, sizeof path, "%s/index.html", dir);
     vkimg_err e = { 0 };
-    if (cmp_write_atomic(path, report_fn, &c, &e))
+    if (cli_write_with(path, report_fn, &c, &e))
         return cli_error(CLI_CMP_ERROR, "compare: --report: %s", e.msg);
     return 0;
 }

@@ -146,30 +146,23 @@ static void write_events(const cli_trace *t, FILE *f)
     fputs("\n]}\n", f);
 }
 
-int cli_trace_write(cli_trace *t, const char *path, char *why, size_t n)
+static int trace_fn(FILE *f, void *user)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) {
-        snprintf(why, n, "out of memory");
-        return -1;
-    }
+    cli_trace *t = user;
     pthread_mutex_lock(&t->mu);
     write_events(t, f);
     pthread_mutex_unlock(&t->mu);
-    int bad = ferror(f);
-    if (fclose(f) || bad) {
-        free(buf);
-        snprintf(why, n, "out of memory");
+    return 0;
+}
+
+int cli_trace_write(cli_trace *t, const char *path, char *why, size_t n)
+{
+    vkimg_err e;
+    if (cli_write_with(path, trace_fn, t, &e)) {
+        snprintf(why, n, "%s", e.msg);
         return -1;
     }
-    vkimg_err e;
-    int rc = vkimg_write_file(path, buf, len, &e);
-    free(buf);
-    if (rc)
-        snprintf(why, n, "%s", e.msg);
-    return rc ? -1 : 0;
+    return 0;
 }
 
 void cli_trace_free(cli_trace *t)
