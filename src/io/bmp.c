@@ -23,16 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int bmp_fail(vkimg_err *e, const char *name, const char *fmt, ...) VKI_PRINTF(3, 4);
-static int bmp_fail(vkimg_err *e, const char *name, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return vki_fail(e, VKIMG_E_RUNTIME, "%s: BMP: %s", name, msg);
-}
+#define bmp_fail(e, name, ...) vki_dec_fail(e, name, "BMP", __VA_ARGS__)
 
 static int high_bit(uint32_t z) /* 0..31, -1 for 0 */
 {

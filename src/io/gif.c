@@ -49,16 +49,7 @@ static int gif_read(GifFileType *g, GifByteType *dst, int n)
     return (int)k;
 }
 
-static int gif_fail(vkimg_err *e, const char *name, const char *fmt, ...) VKI_PRINTF(3, 4);
-static int gif_fail(vkimg_err *e, const char *name, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return vki_fail(e, VKIMG_E_RUNTIME, "%s: GIF: %s", name, msg);
-}
+#define gif_fail(e, name, ...) vki_dec_fail(e, name, "GIF", __VA_ARGS__)
 
 /* giflib's reason for the last failure on g (or err when g is NULL). */
 static const char *gif_reason(const GifFileType *g, int err)

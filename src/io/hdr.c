@@ -23,16 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int hdr_fail(vkimg_err *e, const char *name, const char *fmt, ...) VKI_PRINTF(3, 4);
-static int hdr_fail(vkimg_err *e, const char *name, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return vki_fail(e, VKIMG_E_RUNTIME, "%s: HDR: %s", name, msg);
-}
+#define hdr_fail(e, name, ...) vki_dec_fail(e, name, "HDR", __VA_ARGS__)
 
 /* The line at *pos (without its '\n'); *pos moves past the '\n'. 0 when the data
  * ends before a '\n'. */

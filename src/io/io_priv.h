@@ -16,10 +16,13 @@
 #define VKI_IO_PRIV_H
 
 #include "vkimg/vkimg.h"
+#include "core/util.h" /* VKI_PRINTF */
 
 #include <stddef.h>
 #include <stdint.h>
 
+/* A decoder's error: "NAME: FORMAT: reason" (VKIMG_E_RUNTIME). */
+int vki_dec_fail(vkimg_err *e, const char *name, const char *format, const char *fmt, ...) VKI_PRINTF(4, 5);
 /* The size checks every decoder makes before allocating pixel memory: no side 0 or
  * over 2^24, at most max_pixels (0: VKIMG_DEFAULT_MAX_PIXELS) pixels.
  * VKIMG_E_RUNTIME "NAME: image is WxH ..." otherwise. */

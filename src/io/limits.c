@@ -3,6 +3,8 @@
 #include "io/io_priv.h"
 #include "core/util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_SIDE (1 << 24)
@@ -61,4 +63,14 @@ int vki_decoded_alloc_opts(const vkimg_load_opts *o, vkimg_image *out, uint32_t 
         }
     }
     return vki_decoded_alloc(out, w, h, c, fmt, name, e);
+}
+
+int vki_dec_fail(vkimg_err *e, const char *name, const char *format, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return vki_fail(e, VKIMG_E_RUNTIME, "%s: %s: %s", name, format, msg);
 }

@@ -352,16 +352,7 @@ static void expand_row(png_dec *d, unsigned char *dst, const unsigned char *src,
     }
 }
 
-static int png_fail(vkimg_err *e, const char *name, const char *fmt, ...) VKI_PRINTF(3, 4);
-static int png_fail(vkimg_err *e, const char *name, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return vki_fail(e, VKIMG_E_RUNTIME, "%s: PNG: %s", name, msg);
-}
+#define png_fail(e, name, ...) vki_dec_fail(e, name, "PNG", __VA_ARGS__)
 
 static const char *chunk_name(uint32_t type, char buf[8])
 {

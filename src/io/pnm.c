@@ -25,16 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int pnm_fail(vkimg_err *e, const char *name, const char *fmt, ...) VKI_PRINTF(3, 4);
-static int pnm_fail(vkimg_err *e, const char *name, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return vki_fail(e, VKIMG_E_RUNTIME, "%s: PNM: %s", name, msg);
-}
+#define pnm_fail(e, name, ...) vki_dec_fail(e, name, "PNM", __VA_ARGS__)
 
 static int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 

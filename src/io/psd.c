@@ -25,16 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int psd_fail(vkimg_err *e, const char *name, const char *fmt, ...) VKI_PRINTF(3, 4);
-static int psd_fail(vkimg_err *e, const char *name, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return vki_fail(e, VKIMG_E_RUNTIME, "%s: PSD: %s", name, msg);
-}
+#define psd_fail(e, name, ...) vki_dec_fail(e, name, "PSD", __VA_ARGS__)
 
 /* Unpacks PackBits data at b[*pos..len) into n bytes at dst, every step bytes.
  * NULL, or the reason it cannot. */

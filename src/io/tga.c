@@ -21,16 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tga_fail(vkimg_err *e, const char *name, const char *fmt, ...) VKI_PRINTF(3, 4);
-static int tga_fail(vkimg_err *e, const char *name, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return vki_fail(e, VKIMG_E_RUNTIME, "%s: TGA: %s", name, msg);
-}
+#define tga_fail(e, name, ...) vki_dec_fail(e, name, "TGA", __VA_ARGS__)
 
 /* Channels for a pixel (or map entry) of `bits` bits, 0 if unsupported; *rgb16 is
  * set for 15/16-bit colour (stb_image's stbi__tga_get_comp). */

@@ -3,14 +3,11 @@
 # small random image with validation on, and its JSON has the documented fields
 # with positive times and a positive copy ceiling.
 set -u
+. "$(dirname "$0")/lib.sh"
 vk=$1
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1" >&2; fi; }
+check() { check_eval "$@"; }
 
-if ! "$vk" devices >/dev/null 2>&1; then
-  [ "${VKIMG_REQUIRE_DEVICE:-0}" != 0 ] && { echo "no Vulkan device" >&2; exit 1; }
-  exit 77
-fi
+need_device "$vk"
 out=$("$vk" bench -f "gray,blur=2,boxblur=3,threshold=otsu,normalize,equalize" --size 97x61 --channels 4 --repeat 3 --validate --json 2>/tmp/vkimg-bench-err.$$)
 rc=$?
 check "bench exits 0 (stderr: $(cat /tmp/vkimg-bench-err.$$))" '[ $rc -eq 0 ]'

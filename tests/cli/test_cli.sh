@@ -7,6 +7,7 @@
 # Prints "test_cli: N passed, N failed"; exits 1 if any failed, 77 (skipped) when
 # there is no Vulkan device at all, unless VKIMG_REQUIRE_DEVICE=1 (then 1).
 set -u
+. "$(dirname "$0")/lib.sh"
 
 VK=${1:?usage: test_cli.sh /path/to/vkimg /path/to/source}
 SRC=${2:?usage: test_cli.sh /path/to/vkimg /path/to/source}
@@ -17,18 +18,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/vkimg-test-cli.XXXXXX") || exit 1
 trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
 cd "$T" || exit 1
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*" >&2
-}
-# check NAME CMD...: passes if CMD succeeds
-check() {
-  local name=$1
-  shift
-  if "$@"; then ok; else bad "$name"; fi
-}
+check() { check_run "$@"; }
 # run CMD...: runs it, sets $rc; stdout in $T/stdout, stderr in $T/stderr
 rc=0
 run() {

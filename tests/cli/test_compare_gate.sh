@@ -8,18 +8,11 @@
 # Prints "test_compare_gate: N passed, N failed"; exit 1 on failure, 77 without a
 # Vulkan device or python3.
 set -u
+. "$(dirname "$0")/lib.sh"
 V=${1:?usage: test_compare_gate.sh /path/to/vkimg}
 T=$(mktemp -d "${TMPDIR:-/tmp}/vkimg-compare-gate.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...
-    local d=$1
-    shift
-    if "$@"; then ok; else bad "$d"; fi
-}
+check() { check_run "$@"; }
 # expect_rc WANT DESCRIPTION -- vkimg ARGS... (stdout -> $T/out, stderr -> $T/err)
 expect_rc() {
     local want=$1 d=$2

@@ -6,19 +6,12 @@
 # remote resource). Usage: test_compare_report.sh /path/to/vkimg SOURCE_DIR
 # Skipped (77) without chromium or a Vulkan device.
 set -u
+. "$(dirname "$0")/lib.sh"
 V=${1:?usage: test_compare_report.sh /path/to/vkimg SOURCE_DIR}
 SRC=${2:?usage: test_compare_report.sh /path/to/vkimg SOURCE_DIR}
 T=$(mktemp -d "${TMPDIR:-/tmp}/vkimg-compare-report.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() {
-    local d=$1
-    shift
-    if "$@"; then ok; else bad "$d"; fi
-}
+check() { check_run "$@"; }
 skip() {
     echo "$*: skipped" >&2
     [ "${VKIMG_REQUIRE_DEVICE:-0}" != 0 ] && exit 1

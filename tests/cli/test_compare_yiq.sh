@@ -11,15 +11,12 @@
 # Needs chromium, node and pixelmatch + pngjs in SOURCE_DIR/build/npm (scripts/setup
 # --test installs them; VKIMG_NPM_DIR overrides the place); skipped (77) without.
 set -u
+. "$(dirname "$0")/lib.sh"
 V=${1:?usage: test_compare_yiq.sh /path/to/vkimg SOURCE_DIR}
 SRC=${2:?usage: test_compare_yiq.sh /path/to/vkimg SOURCE_DIR}
 NM=${VKIMG_NPM_DIR:-$SRC/build/npm}/node_modules
 T=$(mktemp -d "${TMPDIR:-/tmp}/vkimg-compare-yiq.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 skip() {
     echo "$*: skipped" >&2
     [ "${VKIMG_REQUIRE_DEVICE:-0}" != 0 ] && exit 1 # CI: everything must be there

@@ -8,16 +8,11 @@
 # self or a whole new image, never written from undefined memory.
 #   test_faults.sh /path/to/vkimg /path/to/source
 set -u
+. "$(dirname "$0")/lib.sh"
 vk=$1 src=$2
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
+check() { check_eval "$@"; }
 
-if ! "$vk" devices >/dev/null 2>&1; then
-  [ "${VKIMG_REQUIRE_DEVICE:-0}" != 0 ] && { echo "no Vulkan device" >&2; exit 1; }
-  exit 77
-fi
+need_device "$vk"
 t=$(mktemp -d /tmp/vkimg-faults.XXXXXX)
 mnt=
 cleanup() { [ -n "$mnt" ] && umount "$mnt" 2>/dev/null; rm -rf "$t"; }

@@ -13,22 +13,12 @@
 # Prints "test_meta_cli: N passed, N failed"; exit 1 on failure, 77 when there
 # is no Vulkan device.
 set -u
+. "$(dirname "$0")/lib.sh"
 V=${1:?usage: test_meta_cli.sh /path/to/vkimg /path/to/vkimg_meta_tool}
 M=${2:?usage: test_meta_cli.sh /path/to/vkimg /path/to/vkimg_meta_tool}
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...
-    local d=$1
-    shift
-    if "$@"; then ok; else bad "$d"; fi
-}
+check() { check_run "$@"; }
 
-if ! "$V" devices >/dev/null 2>&1; then
-    [ "${VKIMG_REQUIRE_DEVICE:-0}" != 0 ] && { echo "no Vulkan device" >&2; exit 1; }
-    exit 77
-fi
+need_device "$V"
 T=$(mktemp -d "${TMPDIR:-/tmp}/vkimg-meta-cli.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/in" "$T/out" "$T/b1" "$T/b2" "$T/b3"

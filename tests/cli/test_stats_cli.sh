@@ -5,18 +5,11 @@
 # Prints "test_stats_cli: N passed, N failed"; exit 1 on failure, 77 when
 # there is no Vulkan device.
 set -u
+. "$(dirname "$0")/lib.sh"
 V=${1:?usage: test_stats_cli.sh /path/to/vkimg}
 T=$(mktemp -d "${TMPDIR:-/tmp}/vkimg-stats-cli.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...
-    local d=$1
-    shift
-    if "$@"; then ok; else bad "$d"; fi
-}
+check() { check_run "$@"; }
 # expect_rc WANT DESCRIPTION -- vkimg ARGS... (stdout -> $T/out, stderr -> $T/err)
 expect_rc() {
     local want=$1 d=$2
