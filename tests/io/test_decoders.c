@@ -9,6 +9,7 @@
  * directories and oversized files. Run under ASan+UBSan by scripts/setup --asan.
  * No device. */
 #include "io/io_priv.h"
+#include "bbuf.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
 
@@ -50,39 +51,6 @@ static double now_s(void)
 
 /* ---------------------------------------------------------------- byte buffers */
 
-typedef struct bbuf {
-    unsigned char *p;
-    size_t n, cap;
-} bbuf;
-
-static void bb_put(bbuf *b, const void *d, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n)
-            cap *= 2;
-        unsigned char *q = realloc(b->p, cap);
-        if (!q) {
-            fprintf(stderr, "out of memory\n");
-            exit(1);
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->n, d, n);
-    b->n += n;
-}
-static void bb_u8(bbuf *b, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    bb_put(b, &c, 1);
-}
-static void bb_le16(bbuf *b, unsigned v) { bb_u8(b, v), bb_u8(b, v >> 8); }
-static void bb_le32(bbuf *b, uint32_t v) { bb_le16(b, v & 0xffff), bb_le16(b, v >> 16); }
-static void bb_be16(bbuf *b, unsigned v) { bb_u8(b, v >> 8), bb_u8(b, v); }
-static void bb_be32(bbuf *b, uint32_t v) { bb_be16(b, v >> 16), bb_be16(b, v & 0xffff); }
-static void bb_str(bbuf *b, const char *s) { bb_put(b, s, strlen(s)); }
 static void put_be32(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8),

@@ -1,5 +1,6 @@
 /* PNG files by hand for the I/O tests (see png_util.h). */
 #include "png_util.h"
+#include "bbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,31 +120,6 @@ size_t craft_png(unsigned char *b, uint32_t w, uint32_t h, int color)
     memcpy(b + 37, "IEND", 4);
     put32(b + 41, libdeflate_crc32(0, b + 37, 4));
     return 45;
-}
-
-/* A growable byte buffer. */
-typedef struct bbuf {
-    unsigned char *p;
-    size_t n, cap;
-} bbuf;
-
-static void bb_put(bbuf *b, const void *d, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n)
-            cap *= 2;
-        unsigned char *q = realloc(b->p, cap);
-        if (!q) {
-            fprintf(stderr, "out of memory\n");
-            exit(1);
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->n, d, n);
-    b->n += n;
 }
 
 static void bb_chunk(bbuf *b, const char *type, const void *d, size_t n)
