@@ -173,7 +173,7 @@ static void test_jpeg(void)
         CHECK(th && tjCompress2(th, cmyk, w, w * 4, h, TJPF_CMYK, &cj, &cn, TJSAMP_444, 95, 0) == 0, "CMYK encode: %s",
               tjGetErrorStr2(th));
         tjhandle td = tjInitDecompress();
-        int jw, jh, ss, cs;
+        int jw = 0, jh = 0, ss = 0, cs = -1;
         CHECK(td && tjDecompressHeader3(td, cj, cn, &jw, &jh, &ss, &cs) == 0 && cs == TJCS_YCCK, "YCCK: colour space %d",
               cs);
         unsigned char dec[24 * 16 * 4] = { 0 };
