@@ -250,13 +250,16 @@ typedef struct one_ctx {
     int validation_messages;
 } one_ctx;
 
-/* Two images: the context is made when the images are decoded and destroyed
- * as soon as they are compared, so that its buffers (the images on the device
- * and the difference image) are gone while the difference image is encoded. */
-static vkimg_ctx *one_get_ctx(void *user, bool acquire, vkimg_err *e)
+/* Two images: the context is opened while the images are decoded (they decode
+ * into its memory where it is open in time) and destroyed when the pair is done,
+ * or as soon as they are compared where nothing of it is left in use, so that its
+ * buffers are gone while the difference image is encoded. */
+static vkimg_ctx *one_get_ctx(void *user, cmp_ctx_op op, vkimg_err *e)
 {
     one_ctx *c = user;
-    if (!acquire) {
+    if (op == CMP_CTX_PEEK)
+        return __atomic_load_n(&c->ctx, __ATOMIC_ACQUIRE);
+    if (op == CMP_CTX_RELEASE) {
         if (c->ctx)
             c->validation_messages += vkimg_ctx_validation_messages(c->ctx);
         vkimg_ctx_destroy(c->ctx);
@@ -265,7 +268,7 @@ static vkimg_ctx *one_get_ctx(void *user, bool acquire, vkimg_err *e)
     }
     if (!c->ctx) {
         vkimg_ctx_opts co = cli_ctx_opts(c->common);
-        c->ctx = vkimg_ctx_create(&co, e);
+        __atomic_store_n(&c->ctx, vkimg_ctx_create(&co, e), __ATOMIC_RELEASE);
     }
     return c->ctx;
 }

@@ -59,11 +59,13 @@ typedef struct cmp_pair {
     vkimg_timing tm;
 } cmp_pair;
 
-/* Gets the device context (acquire: before a comparison; opened when first
- * needed, so a run of byte-identical pairs opens none), NULL with the error in
- * *e when none can be had; acquire false: the comparison is over (returns
- * NULL). Thread-safe. */
-typedef vkimg_ctx *(*cmp_ctx_fn)(void *user, bool acquire, vkimg_err *e);
+/* The device context: CMP_CTX_ACQUIRE before a comparison (opened when first
+ * needed, so a run of byte-identical pairs opens none; NULL with the error in *e
+ * when none can be had); CMP_CTX_RELEASE when the comparison is over (returns
+ * NULL); CMP_CTX_PEEK: the context if it is open now (never opens it, takes
+ * nothing: to decode into its memory). Thread-safe. */
+typedef enum { CMP_CTX_ACQUIRE, CMP_CTX_RELEASE, CMP_CTX_PEEK } cmp_ctx_op;
+typedef vkimg_ctx *(*cmp_ctx_fn)(void *user, cmp_ctx_op op, vkimg_err *e);
 
 /* Runs one pair: reads both files, PASS at once when their bytes are the same
  * (unless a difference image must be written), else decodes them (two threads

@@ -50,11 +50,16 @@ typedef struct dir_run {
     int free_slots;
 } dir_run;
 
-static vkimg_ctx *dir_get_ctx(void *user, bool acquire, vkimg_err *e)
+static vkimg_ctx *dir_get_ctx(void *user, cmp_ctx_op op, vkimg_err *e)
 {
     dir_run *d = user;
     pthread_mutex_lock(&d->mu);
-    if (!acquire) {
+    if (op == CMP_CTX_PEEK) {
+        vkimg_ctx *c = d->ctx;
+        pthread_mutex_unlock(&d->mu);
+        return c;
+    }
+    if (op == CMP_CTX_RELEASE) {
         d->free_slots++;
         pthread_cond_broadcast(&d->cv);
         pthread_mutex_unlock(&d->mu);

@@ -232,18 +232,44 @@ typedef struct decode_job {
     const unsigned char *buf;
     size_t len;
     const char *name;
+    cmp_ctx_fn get_ctx; /* decode into the device's memory where its context is open */
+    void *ctx_user;
     vkimg_image im;
     vkimg_err e;
     int rc;
     double ms;
 } decode_job;
 
+/* Zero-copy: the pixels into memory the device reads in place, where the context
+ * is open by the time the decoder allocates (else ordinary memory). */
+static int decode_alloc(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)
+{
+    const decode_job *j = user;
+    vkimg_ctx *ctx = j->get_ctx ? j->get_ctx(j->ctx_user, CMP_CTX_PEEK, NULL) : NULL;
+    return ctx ? vkimg_image_alloc_device(ctx, im, w, h, c, fmt, e) : 1;
+}
+
 static void *decode_thread(void *arg)
 {
     decode_job *j = arg;
     double t = cli_now_ms();
-    j->rc = vkimg_load_memory(j->buf, j->len, j->name, NULL, &j->im, &j->e);
+    vkimg_load_opts lo = { .alloc = decode_alloc, .user = j };
+    j->rc = vkimg_load_memory(j->buf, j->len, j->name, &lo, &j->im, &j->e);
     j->ms = cli_now_ms() - t;
+    return NULL;
+}
+
+/* Opens the context while the images decode (two images: cmp_pair_run). */
+typedef struct ctx_job {
+    cmp_ctx_fn get_ctx;
+    void *user;
+    vkimg_err e;
+} ctx_job;
+
+static void *ctx_thread(void *arg)
+{
+    ctx_job *c = arg;
+    c->get_ctx(c->user, CMP_CTX_ACQUIRE, &c->e);
     return NULL;
 }
 
@@ -384,6 +410,7 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     unsigned char *ba = NULL, *bb = NULL;
     size_t la = 0, lb = 0;
     decode_job ja = { 0 }, jb = { 0 };
+    bool acquired = false, ctx_early = false;
     char err[1100];
     const vkimg_compare_opts *o = &cfg->o;
     const bool yiq = o->metric == VKIMG_METRIC_YIQ;
@@ -429,17 +456,22 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
             p->rep_b = report_image(cfg, p, "actual", p->b, NULL);
         goto done;
     }
-    /* decode: B on a second thread (A on this one) */
+    /* decode: B on a second thread (A on this one); two images: the context opens
+     * meanwhile on a third, and they decode into its memory if it is open in time */
     double td = cli_now_ms();
-    ja = (decode_job){ .buf = ba, .len = la, .name = p->a };
-    jb = (decode_job){ .buf = bb, .len = lb, .name = p->b };
-    pthread_t tid;
+    ja = (decode_job){ .buf = ba, .len = la, .name = p->a, .get_ctx = get_ctx, .ctx_user = ctx_user };
+    jb = (decode_job){ .buf = bb, .len = lb, .name = p->b, .get_ctx = get_ctx, .ctx_user = ctx_user };
+    ctx_job cj = { get_ctx, ctx_user, { 0 } };
+    pthread_t tid, ctid;
+    ctx_early = parallel && !pthread_create(&ctid, NULL, ctx_thread, &cj);
     bool threaded = parallel && !identical && !pthread_create(&tid, NULL, decode_thread, &jb);
     decode_thread(&ja);
     if (threaded)
         pthread_join(tid, NULL);
     else if (!identical)
         decode_thread(&jb);
+    if (ctx_early)
+        pthread_join(ctid, NULL);
     p->decode_ms = cli_now_ms() - td;
     if (!p->mem_a) {
         free(ba);
@@ -479,18 +511,27 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
         goto done;
     }
     double tg = cli_now_ms();
-    vkimg_ctx *ctx = get_ctx(ctx_user, true, &e);
+    vkimg_ctx *ctx = get_ctx(ctx_user, CMP_CTX_ACQUIRE, &e);
     if (!ctx) {
         set_error(p, CLI_CMP_ERROR, e.msg);
         goto done;
     }
+    acquired = true;
     vkimg_compare_opts oo = *o;
     oo.want_diff = p->diff_out || cfg->report_dir || cfg->keep_diff;
+    /* two images: the difference image stays where the device wrote it (the context
+     * then lives until the pair is done) */
+    oo.device_diff = parallel && oo.want_diff && !cfg->report_dir && !cfg->keep_diff;
     int crc = vkimg_compare(ctx, A, B, &oo, &p->r, cfg->common.timing ? &p->tm : NULL, &e);
-    get_ctx(ctx_user, false, NULL); /* two images: the context goes now, with its buffers */
     if (!cfg->report_dir) { /* the pixels are not needed any more: less memory while the diff is encoded */
         vkimg_image_free(&jb.im);
         vkimg_image_free(&ja.im);
+    }
+    /* two images: the context goes now, with its buffers, unless the difference
+     * image or the images kept for the report live in its memory */
+    if (!(parallel && (oo.device_diff || ja.im.priv || jb.im.priv))) {
+        get_ctx(ctx_user, CMP_CTX_RELEASE, NULL);
+        acquired = false;
     }
     if (crc) {
         set_error(p, p->r.verdict == VKIMG_CMP_MISMATCH ? CLI_CMP_MISMATCH : CLI_CMP_ERROR, e.msg);
@@ -533,6 +574,8 @@ done:
         vkimg_image_free(&p->r.diff);
     vkimg_image_free(&jb.im); /* empty when the files are identical (B is A) */
     vkimg_image_free(&ja.im);
+    if (acquired || (ctx_early && parallel)) /* after what lives in its memory */
+        get_ctx(ctx_user, CMP_CTX_RELEASE, NULL);
     if (!p->mem_a) {
         free(ba);
         free(bb);

@@ -146,10 +146,10 @@ typedef struct server_ctx {
     vkimg_ctx *ctx;
 } server_ctx;
 
-static vkimg_ctx *server_get_ctx(void *user, bool acquire, vkimg_err *e)
+static vkimg_ctx *server_get_ctx(void *user, cmp_ctx_op op, vkimg_err *e)
 {
     (void)e;
-    return acquire ? ((server_ctx *)user)->ctx : NULL;
+    return op != CMP_CTX_RELEASE ? ((server_ctx *)user)->ctx : NULL;
 }
 
 /* diffLines / diffCols: the rows / columns holding a counted pixel (pixelmatch's

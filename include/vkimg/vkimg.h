@@ -395,6 +395,8 @@ typedef struct vkimg_compare_opts {
     bool ssim;          /* also compute SSIM (Gaussian 11x11, sigma 1.5) */
     double diff_scale;  /* ABS: scale of the difference image (default 1) */
     bool want_diff;     /* fill result->diff */
+    bool device_diff;   /* ... in the device-visible memory the device wrote it to (no host copy; free it
+                           before the context), as vkimg_run_opts.device_output */
     vkimg_metric metric;
     double threshold;   /* YIQ: 0..1, pixelmatch's (default 0.1): 35215 * threshold^2 is the largest
                            squared YIQ distance that still matches */

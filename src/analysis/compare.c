@@ -154,9 +154,12 @@ static int compare_core(vki_gpu *g, const vkimg_image *a, const vkimg_image *b, 
     snprintf(wa, sizeof wa, "compare input A %dx%dx%d %s", W, H, C, vkimg_fmt_name(a->fmt));
     snprintf(wb, sizeof wb, "compare input B %dx%dx%d %s", W, H, C, vkimg_fmt_name(b->fmt));
     /* every result slot is written by the final passes; zeroed anyway (unused ones are read back) */
+    /* images in this device's memory (vkimg_image_alloc_device) are read in place */
+    const vki_buf *ba = vki_devimg_buf(a, g), *bb = vki_devimg_buf(b, g);
+    const size_t na = (size_t)ns * vkimg_fmt_size(a->fmt), nb = (size_t)ns * vkimg_fmt_size(b->fmt);
     if ((rc = vki_run_begin(g, timing != NULL, &run, e)) ||
-        (rc = vki_run_input(run, a->data, (size_t)ns * vkimg_fmt_size(a->fmt), wa, &da, NULL)) ||
-        (rc = vki_run_input(run, b->data, (size_t)ns * vkimg_fmt_size(b->fmt), wb, &db, NULL)) ||
+        (rc = ba ? vki_run_input_buf(run, ba, na, wa, &da) : vki_run_input(run, a->data, na, wa, &da, NULL)) ||
+        (rc = bb ? vki_run_input_buf(run, bb, nb, wb, &db) : vki_run_input(run, b->data, nb, wb, &db, NULL)) ||
         (ign && (rc = vki_run_input(run, ign, (size_t)npx, "compare ignore mask", &ia, NULL))) ||
         (rc = vki_run_output(run, 16 * 8, true, "compare result", &res, &res_slot)) ||
         (o->want_diff && (rc = vki_run_output(run, dbytes, false, "difference image", &diff, &diff_slot))))
@@ -235,7 +238,12 @@ static int compare_core(vki_gpu *g, const vkimg_image *a, const vkimg_image *b, 
     if ((rc = vki_run_submit(run)))
         goto done;
     double t_rb = vki_now_ms();
-    if (o->want_diff) {
+    if (o->want_diff && o->device_diff) { /* where the device wrote it (vkimg_image.priv) */
+        vki_buf db_;
+        if ((rc = vki_run_take_output(run, diff_slot, &db_)) ||
+            (rc = vki_devimg_adopt(g, &db_, &dimg, W, H, dc, VKIMG_U8, e)))
+            goto done;
+    } else if (o->want_diff) {
         if ((rc = vki_image_alloc(&dimg, W, H, dc, VKIMG_U8, false, e)))
             goto done;
         memcpy(dimg.data, vki_run_output_data(run, diff_slot), dbytes);
@@ -283,7 +291,7 @@ static int compare_core(vki_gpu *g, const vkimg_image *a, const vkimg_image *b, 
         r->ssim = vki_ff_value(v[RES_SSIM_SLOT]) / ((double)ow * (double)oh * C);
     if (o->want_diff) {
         r->diff = dimg;
-        dimg.data = NULL;
+        memset(&dimg, 0, sizeof dimg); /* r->diff owns it (and its priv) now */
     }
     if (timing) {
         memset(timing, 0, sizeof *timing);

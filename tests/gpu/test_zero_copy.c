@@ -210,8 +210,62 @@ static void test_load(vkimg_ctx *ctx)
     remove(dir);
 }
 
+/* ---------------------------------------------------------------- compare */
+
+/* vkimg_compare reads device images in place and keeps the difference image where
+ * the device wrote it (device_diff): the same figures and bytes as from host images. */
+static void test_compare(vkimg_ctx *ctx)
+{
+    static const struct { int w, h, c; vkimg_metric m; } cs[] = {
+        { 67, 45, 4, VKIMG_METRIC_YIQ }, { 1, 1, 4, VKIMG_METRIC_YIQ }, { 131, 7, 3, VKIMG_METRIC_ABS },
+        { 5, 300, 1, VKIMG_METRIC_ABS },
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        snprintf(cur_case, sizeof cur_case, "compare %dx%dx%d metric %d", cs[i].w, cs[i].h, cs[i].c, (int)cs[i].m);
+        vkimg_err e;
+        vkimg_image ha, hb, da, db;
+        CHECK(vkimg_image_alloc(&ha, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, &e) == 0 &&
+                  vkimg_image_alloc(&hb, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, &e) == 0 &&
+                  vkimg_image_alloc_device(ctx, &da, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, &e) == 0 &&
+                  vkimg_image_alloc_device(ctx, &db, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, &e) == 0,
+              "%s: alloc", cur_case);
+        fill(&ha, 11 + i);
+        memcpy(hb.data, ha.data, vkimg_image_bytes(&ha));
+        unsigned char *pb = hb.data;
+        for (size_t k = 0; k < vkimg_image_bytes(&hb); k += 3)
+            pb[k] ^= 0x61; /* differences in every pixel */
+        memcpy(da.data, ha.data, vkimg_image_bytes(&ha));
+        memcpy(db.data, hb.data, vkimg_image_bytes(&hb));
+        vkimg_compare_opts o = VKIMG_COMPARE_DEFAULTS;
+        o.metric = cs[i].m;
+        o.threshold = 0.01; /* yiq: the small differences count */
+        o.want_diff = true;
+        vkimg_compare_result r1, r2;
+        memset(&r1, 0, sizeof r1);
+        memset(&r2, 0, sizeof r2);
+        int rc1 = vkimg_compare(ctx, &ha, &hb, &o, &r1, NULL, &e);
+        CHECK(rc1 == 0, "%s: host: %s", cur_case, e.msg);
+        o.device_diff = true;
+        int rc2 = vkimg_compare(ctx, &da, &db, &o, &r2, NULL, &e);
+        CHECK(rc2 == 0, "%s: device: %s", cur_case, e.msg);
+        if (!rc1 && !rc2) {
+            CHECK(r1.ndiff == r2.ndiff && r1.ndiff > 0 && r1.naa == r2.naa && r1.verdict == r2.verdict &&
+                      !memcmp(&r1.mae, &r2.mae, sizeof r1.mae),
+                  "%s: %llu vs %llu differing", cur_case, (unsigned long long)r1.ndiff, (unsigned long long)r2.ndiff);
+            CHECK(r2.diff.priv && !r1.diff.priv && same(&r1.diff, &r2.diff), "%s: the difference images differ",
+                  cur_case);
+        }
+        vkimg_image_free(&r1.diff);
+        vkimg_image_free(&r2.diff);
+        vkimg_image_free(&ha);
+        vkimg_image_free(&hb);
+        vkimg_image_free(&da);
+        vkimg_image_free(&db);
+    }
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "runs", test_runs }, { "load", test_load } };
-    return gh_main("test_zero_copy", suites, 2);
+    static const gh_suite suites[] = { { "runs", test_runs }, { "load", test_load }, { "compare", test_compare } };
+    return gh_main("test_zero_copy", suites, 3);
 }
