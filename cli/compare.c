@@ -248,6 +248,9 @@ typedef struct one_ctx {
     const cli_common *common;
     vkimg_ctx *ctx;
     int validation_messages;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool opening; /* being opened (PEEK waits for it: the decoders then write into its memory) */
 } one_ctx;
 
 /* Two images: the context is opened while the images are decoded (they decode
@@ -257,20 +260,37 @@ typedef struct one_ctx {
 static vkimg_ctx *one_get_ctx(void *user, cmp_ctx_op op, vkimg_err *e)
 {
     one_ctx *c = user;
-    if (op == CMP_CTX_PEEK)
-        return __atomic_load_n(&c->ctx, __ATOMIC_ACQUIRE);
+    pthread_mutex_lock(&c->mu);
+    if (op == CMP_CTX_PEEK) {
+        while (c->opening)
+            pthread_cond_wait(&c->cv, &c->mu);
+        vkimg_ctx *ctx = c->ctx;
+        pthread_mutex_unlock(&c->mu);
+        return ctx;
+    }
     if (op == CMP_CTX_RELEASE) {
         if (c->ctx)
             c->validation_messages += vkimg_ctx_validation_messages(c->ctx);
         vkimg_ctx_destroy(c->ctx);
         c->ctx = NULL;
+        pthread_mutex_unlock(&c->mu);
         return NULL;
     }
-    if (!c->ctx) {
+    if (!c->ctx && !c->opening) {
+        c->opening = true;
+        pthread_mutex_unlock(&c->mu);
         vkimg_ctx_opts co = cli_ctx_opts(c->common);
-        __atomic_store_n(&c->ctx, vkimg_ctx_create(&co, e), __ATOMIC_RELEASE);
+        vkimg_ctx *ctx = vkimg_ctx_create(&co, e);
+        pthread_mutex_lock(&c->mu);
+        c->ctx = ctx;
+        c->opening = false;
+        pthread_cond_broadcast(&c->cv);
     }
-    return c->ctx;
+    while (c->opening)
+        pthread_cond_wait(&c->cv, &c->mu);
+    vkimg_ctx *ctx = c->ctx;
+    pthread_mutex_unlock(&c->mu);
+    return ctx;
 }
 
 static bool is_dir(const char *p)
@@ -289,7 +309,7 @@ static int run(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     }
     vkimg_err e = { 0 };
-    one_ctx oc = { .common = &cfg.common };
+    one_ctx oc = { .common = &cfg.common, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
     cmp_pair p = { 0 };
     bool dirs = a.pa && a.pb && is_dir(a.pa) && is_dir(a.pb);
     rc = CLI_CMP_ERROR;
