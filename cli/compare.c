@@ -144,20 +144,37 @@ const cli_command cli_cmd_compare = {
     .run = run,
 };
 
+/* The arguments into *a and *common, checked as far as that needs no file: 0, -1
+ * after --help, or the exit code of the error (reported). */
+static int parse_args(int argc, char **argv, args *a, cli_common *common)
+{
+    int rc = cli_parse(&cli_cmd_compare, argc, argv, common, CLI_CMP_ERROR, on_arg, a);
+    if (rc)
+        return rc;
+    if (!a->pb)
+        return cli_error(CLI_CMP_ERROR, "compare: needs two images (see 'vkimg compare --help')");
+    if (a->diff_on_fail && !a->diff_path)
+        return cli_error(CLI_CMP_ERROR, "compare: --diff-on-fail needs --diff PATH");
+    return 0;
+}
+
+int cli_compare_parse(int argc, char **argv)
+{
+    args a = { .o = VKIMG_COMPARE_DEFAULTS };
+    cli_common common = { 0 };
+    return parse_args(argc, argv, &a, &common);
+}
+
 static int run(int argc, char **argv)
 {
     args args_ = { .o = VKIMG_COMPARE_DEFAULTS };
     cli_common common = { 0 };
-    int prc = cli_parse(&cli_cmd_compare, argc, argv, &common, CLI_CMP_ERROR, on_arg, &args_);
+    int prc = parse_args(argc, argv, &args_, &common);
     if (prc)
         return prc < 0 ? 0 : prc;
     const char *pa = args_.pa, *pb = args_.pb, *diff_path = args_.diff_path;
     const bool json = common.json, timing = common.timing, diff_on_fail = args_.diff_on_fail;
     vkimg_compare_opts o = args_.o;
-    if (!pb)
-        return cli_error(CLI_CMP_ERROR, "compare: needs two images (see 'vkimg compare --help')");
-    if (diff_on_fail && !diff_path)
-        return cli_error(CLI_CMP_ERROR, "compare: --diff-on-fail needs --diff PATH");
     vkimg_err e = { 0 };
     if (diff_path && vkimg_check_output(diff_path, &e))
         return cli_error(CLI_CMP_ERROR, "compare: --diff: %s", e.msg);
