@@ -508,6 +508,10 @@ static void test_describe(void)
     DESCRIBE_IS("boxblur=1048576,integral", "boxblur=radius=1048576,integral");
     DESCRIBE_IS("threshold=offset=-0", "threshold=mode=value:value=0.5:radius=15:offset=0");
     DESCRIBE_IS("# c\ngray # d\n", "gray=weights=bt601");
+    /* options that apply only when left out are not spelled out (the text would not parse) */
+    DESCRIBE_IS("blur=5:method=box", "blur=sigma=5:method=box");
+    DESCRIBE_IS("crop=10x10+3-4", "crop=geometry=10x10+3-4:gravity=northwest");
+    DESCRIBE_IS("crop=w=5", "crop=w=5:h=0:gravity=northwest:x=0:y=0");
 
     /* round trip: parse(describe(p)) describes identically */
     static const char *const rt[] = {
@@ -519,6 +523,9 @@ static void test_describe(void)
         "threshold=adaptive:0.1:33:7,normalize=yes,equalize",
         "boxblur=5,gray,integral",
         "gray\n# comment\n,blur=sigma=3.75",
+        "blur=5:method=box",
+        "crop=10x10+3-4:gravity=centre",
+        "crop=h=7:x=-2",
     };
     for (size_t i = 0; i < sizeof rt / sizeof rt[0]; i++) {
         vkimg_pipeline *p = OK(rt[i]);
