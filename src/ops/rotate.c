@@ -26,6 +26,8 @@ static double angle_of(const vki_args *a, int *orientation)
     double t = fmod(a->v[O_ANGLE], 360.0);
     if (t < 0)
         t += 360.0;
+    if (t >= 360.0) /* a hair below 0 (-1e-14) rounds to 360.0 above */
+        t = 0.0;
     static const int o[4] = { 1, 6, 3, 8 };
     *orientation = t == floor(t) && (int)t % 90 == 0 ? o[(int)t / 90] : 0;
     return t;
