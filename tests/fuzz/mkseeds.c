@@ -146,8 +146,9 @@ static void png_chunk(bbuf *b, const char *type, const void *d, size_t n)
 }
 
 /* A PNG by hand: colour type ct, bit depth bd, samples from pat (indices mod
- * npal), rows with filter type f (0..4, cycled from row to row when 5), Adam7
- * when interlaced; a palette of npal entries for ct 3, tRNS bytes if given. */
+ * npal) stored as they are under the filter types 0..4 in turn from row to row (so
+ * the decoder unfilters with every filter), Adam7 when interlaced; a palette of
+ * npal entries for ct 3, tRNS bytes if given. */
 static void png_hand(const char *name, int w, int h, int ct, int bd, int interlaced, int npal, const void *trns,
                      size_t ntrns)
 {
@@ -185,7 +186,7 @@ static void png_hand(const char *name, int w, int h, int ct, int bd, int interla
                     }
                 }
             }
-            bb_u8(&raw, 0);
+            bb_u8(&raw, (unsigned)(ry + pass) % 5); /* every filter type (the data is any data) */
             bb_put(&raw, row, rowbytes);
         }
         free(row);
@@ -602,16 +603,19 @@ int main(int argc, char **argv)
     png_ours("png_ga8.png", 4, 4, 2, VKIMG_U8, 0, &m_be);
     png_ours("png_rgba16.png", 3, 3, 4, VKIMG_U16, 12, NULL);
     static const unsigned char trns_pal[] = { 0, 128, 255 }, trns_gray[] = { 0, 3 }, trns_rgb[] = { 0, 37, 0, 82, 0, 71 };
+    static const unsigned char trns_gray16[] = { 0, 11 }, trns_rgb16[] = { 0, 0, 0, 71, 0, 142 };
     png_hand("png_pal1.png", 13, 3, 3, 1, 0, 2, NULL, 0);
     png_hand("png_pal2_adam7.png", 9, 9, 3, 2, 1, 4, trns_pal, sizeof trns_pal);
     png_hand("png_pal4_trns.png", 7, 5, 3, 4, 0, 16, trns_pal, sizeof trns_pal);
-    png_hand("png_pal8.png", 5, 3, 3, 8, 0, 200, NULL, 0);
+    png_hand("png_pal8.png", 5, 3, 3, 8, 0, 256, NULL, 0);
     png_hand("png_gray1.png", 17, 2, 0, 1, 0, 0, NULL, 0);
     png_hand("png_gray2_adam7.png", 10, 11, 0, 2, 1, 0, NULL, 0);
     png_hand("png_gray4_trns.png", 6, 3, 0, 4, 0, 0, trns_gray, sizeof trns_gray);
     png_hand("png_rgb8_trns.png", 4, 3, 2, 8, 0, 0, trns_rgb, sizeof trns_rgb);
     png_hand("png_rgb16_adam7.png", 9, 10, 2, 16, 1, 0, NULL, 0);
     png_hand("png_ga16.png", 3, 2, 4, 16, 0, 0, NULL, 0);
+    png_hand("png_gray16_trns.png", 5, 3, 0, 16, 0, 0, trns_gray16, sizeof trns_gray16);
+    png_hand("png_rgb16_trns_adam7.png", 6, 5, 2, 16, 1, 0, trns_rgb16, sizeof trns_rgb16);
     png_hand("png_rgba8_adam7.png", 8, 8, 6, 8, 1, 0, NULL, 0);
 
     /* JPEG: TurboJPEG (gray, 4:2:0, 4:2:2, 4:4:4, progressive, CMYK), metadata */
