@@ -119,6 +119,10 @@ void cli_print_common_man(FILE *f);
 
 /* The subcommands (each in its own file) and the main command (process.c). */
 extern const cli_command cli_cmd_process, cli_cmd_stats, cli_cmd_compare, cli_cmd_bench;
+/* compare's arguments parsed and checked without reading a file or comparing
+ * (tests/fuzz/fuzz_compare_opts.c): 0, -1 after --help, or the exit code of the
+ * error (reported on stderr). */
+int cli_compare_parse(int argc, char **argv);
 
 /* ---------------------------------------------------------------- JSON */
 

@@ -299,11 +299,41 @@ static bool is_dir(const char *p)
     return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
+/* The arguments into *cfg and *a, and the checks between them that need no file:
+ * 0, -1 after --help, or the exit code of the error (reported). */
+static int parse_args(int argc, char **argv, cmp_cfg *cfg, args *a)
+{
+    int rc = cli_parse(&cli_cmd_compare, argc, argv, &cfg->common, CLI_CMP_ERROR, on_arg, a);
+    if (rc)
+        return rc;
+    if (a->have_threshold && cfg->o.metric != VKIMG_METRIC_YIQ && !cfg->server)
+        return cli_error(CLI_CMP_ERROR, "compare: --threshold is the YIQ threshold: it needs --metric yiq (abs: --fail)");
+    if (cfg->o.aa && cfg->o.metric != VKIMG_METRIC_YIQ && !cfg->server)
+        return cli_error(CLI_CMP_ERROR, "compare: --aa needs --metric yiq");
+    if (cfg->server && (a->pa || cfg->diff_path || cfg->junit_path || cfg->report_dir))
+        return cli_error(CLI_CMP_ERROR, "compare --server: takes no files, --diff, --junit or --report (each request "
+                                        "names its files)");
+    if (!cfg->server && !a->pb)
+        return cli_error(CLI_CMP_ERROR, "compare: needs two images or two directories (see 'vkimg compare --help')");
+    if (cfg->diff_on_fail && !cfg->diff_path)
+        return cli_error(CLI_CMP_ERROR, "compare: --diff-on-fail needs --diff PATH");
+    return 0;
+}
+
+int cli_compare_parse(int argc, char **argv)
+{
+    cmp_cfg cfg = { .o = VKIMG_COMPARE_DEFAULTS };
+    args a = { .cfg = &cfg };
+    int rc = parse_args(argc, argv, &cfg, &a);
+    free(cfg.rects);
+    return rc;
+}
+
 static int run(int argc, char **argv)
 {
     cmp_cfg cfg = { .o = VKIMG_COMPARE_DEFAULTS };
     args a = { .cfg = &cfg };
-    int rc = cli_parse(&cli_cmd_compare, argc, argv, &cfg.common, CLI_CMP_ERROR, on_arg, &a);
+    int rc = parse_args(argc, argv, &cfg, &a);
     if (rc) {
         free(cfg.rects);
         return rc < 0 ? 0 : rc;
@@ -313,30 +343,11 @@ static int run(int argc, char **argv)
     cmp_pair p = { 0 };
     bool dirs = a.pa && a.pb && is_dir(a.pa) && is_dir(a.pb);
     rc = CLI_CMP_ERROR;
-    if (a.have_threshold && cfg.o.metric != VKIMG_METRIC_YIQ && !cfg.server) {
-        cli_error(CLI_CMP_ERROR, "compare: --threshold is the YIQ threshold: it needs --metric yiq (abs: --fail)");
-        goto out;
-    }
-    if (cfg.o.aa && cfg.o.metric != VKIMG_METRIC_YIQ && !cfg.server) {
-        cli_error(CLI_CMP_ERROR, "compare: --aa needs --metric yiq");
-        goto out;
-    }
     if (cfg.server) {
-        if (a.pa || cfg.diff_path || cfg.junit_path || cfg.report_dir) {
-            cli_error(CLI_CMP_ERROR, "compare --server: takes no files, --diff, --junit or --report (each request "
-                                     "names its files)");
-            goto out;
-        }
-    } else if (!a.pb) {
-        cli_error(CLI_CMP_ERROR, "compare: needs two images or two directories (see 'vkimg compare --help')");
-        goto out;
+        /* checked by parse_args */
     } else if (!dirs && (is_dir(a.pa) || is_dir(a.pb))) {
         cli_error(CLI_CMP_ERROR, "compare: %s is a directory and %s is not: compare two images or two directories",
                   is_dir(a.pa) ? a.pa : a.pb, is_dir(a.pa) ? a.pb : a.pa);
-        goto out;
-    }
-    if (cfg.diff_on_fail && !cfg.diff_path) {
-        cli_error(CLI_CMP_ERROR, "compare: --diff-on-fail needs --diff PATH");
         goto out;
     }
     if (!dirs && !cfg.server && (cfg.junit_path || cfg.report_dir || cfg.fail_on_new)) {

@@ -224,7 +224,9 @@ VKIMG_API vkimg_pipeline *vkimg_pipeline_parse(const char *text, vkimg_err *e);
 VKIMG_API void vkimg_pipeline_free(vkimg_pipeline *p);
 VKIMG_API int vkimg_pipeline_length(const vkimg_pipeline *p);
 VKIMG_API const char *vkimg_pipeline_op_name(const vkimg_pipeline *p, int i);
-/* Canonical text of the pipeline with every option spelled out (snprintf-like). */
+/* Canonical text of the pipeline with every option spelled out that applies (not
+ * blur's radius with method=box, nor crop's w, h, x, y beside a geometry): it
+ * parses back to a pipeline that describes the same (snprintf-like). */
 VKIMG_API int vkimg_pipeline_describe(const vkimg_pipeline *p, char *buf, size_t n);
 /* Output channels of the whole pipeline for an input of c channels. */
 VKIMG_API int vkimg_pipeline_out_channels(const vkimg_pipeline *p, int c);

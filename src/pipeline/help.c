@@ -27,18 +27,38 @@ const char *vkimg_pipeline_op_name(const vkimg_pipeline *p, int i)
     return p->ops[i].desc->name;
 }
 
+/* Whether option k, which the text did not give, can be spelled out beside the
+ * options in *given (those of the text and those spelled out before it): the op's
+ * check() accepts it given with the value it has. It cannot where it applies only
+ * when left out (blur's radius with method=box, crop's w, h, x, y beside a
+ * geometry): spelled out, the description would not parse. */
+static bool can_spell(const vki_op_desc *d, vki_args *given, int k)
+{
+    if (given->set[k] || !d->check)
+        return true;
+    vki_args t = *given;
+    t.set[k] = true;
+    char why[512];
+    int bad = -1;
+    if (d->check(&t, why, sizeof why, &bad))
+        return false;
+    given->set[k] = true;
+    return true;
+}
+
 int vkimg_pipeline_describe(const vkimg_pipeline *p, char *buf, size_t n)
 {
     vki_sbuf b;
     vki_sb_init(&b, buf, n);
     for (int i = 0; p && i < p->n; i++) {
         const vki_op_desc *d = p->ops[i].desc;
+        vki_args given = p->ops[i].args;
         vki_sb_printf(&b, "%s%s", i ? "," : "", d->name);
         for (int k = 0, first = 1; k < d->nopts && k < VKI_MAX_OPTS; k++) {
             if (d->opts[k].type == VKI_OPT_TEXT && !p->ops[i].args.v[k])
                 continue; /* an optional text option left out */
-            if (d->opts[k].auto_default && !p->ops[i].args.set[k])
-                continue; /* derived from the others (blur's radius from sigma): it reads back the same */
+            if (!can_spell(d, &given, k))
+                continue; /* an option that applies only when left out */
             vki_sb_printf(&b, "%s%s=", first ? "=" : ":", d->opts[k].name);
             vki_sb_value(&b, &d->opts[k], p->ops[i].args.v[k], p->ops[i].args.x[k]);
             first = 0;

@@ -501,20 +501,20 @@ static void test_check_hook(void)
 
 static void test_describe(void)
 {
-    DESCRIBE_IS("gray,blur=2.5", "gray=weights=bt601,blur=sigma=2.5:method=exact");
+    DESCRIBE_IS("gray,blur=2.5", "gray=weights=bt601,blur=sigma=2.5:radius=8:method=exact");
     DESCRIBE_IS("copy", "copy");
     DESCRIBE_IS("  copy , equalize ", "copy,equalize");
     DESCRIBE_IS("gray=bt709", "gray=weights=bt709");
-    DESCRIBE_IS("blur", "blur=sigma=1:method=exact");
+    DESCRIBE_IS("blur", "blur=sigma=1:radius=3:method=exact");
     DESCRIBE_IS("blur=radius=2:sigma=0.5", "blur=sigma=0.5:radius=2:method=exact");
-    DESCRIBE_IS("blur=0.1", "blur=sigma=0.1:method=exact");
-    DESCRIBE_IS("blur=1e-3", "blur=sigma=0.001:method=exact");
-    DESCRIBE_IS("blur=1000", "blur=sigma=1000:method=exact");
-    DESCRIBE_IS("blur=0.123456789", "blur=sigma=0.123456789:method=exact"); /* exact, not %g's 6 digits */
+    DESCRIBE_IS("blur=0.1", "blur=sigma=0.1:radius=1:method=exact");
+    DESCRIBE_IS("blur=1e-3", "blur=sigma=0.001:radius=1:method=exact");
+    DESCRIBE_IS("blur=1000", "blur=sigma=1000:radius=3000:method=exact");
+    DESCRIBE_IS("blur=0.123456789", "blur=sigma=0.123456789:radius=1:method=exact"); /* exact, not %g's 6 digits */
     /* every canonical text reads back: blur's radius is derived from sigma (box blurs refuse one) */
     DESCRIBE_IS("blur=5:method=box", "blur=sigma=5:method=box");
     DESCRIBE_IS("blur=sigma=5:method=box", "blur=sigma=5:method=box");
-    DESCRIBE_IS("blur=1e-7", "blur=sigma=1e-07:method=exact");
+    DESCRIBE_IS("blur=1e-7", "blur=sigma=1e-07:radius=1:method=exact");
     DESCRIBE_IS("threshold", "threshold=mode=value:value=0.5:radius=15:offset=15");
     DESCRIBE_IS("threshold=otsu:0.25", "threshold=mode=otsu:value=0.25:radius=15:offset=15");
     DESCRIBE_IS("normalize=on", "normalize=link=true");
@@ -522,6 +522,10 @@ static void test_describe(void)
     DESCRIBE_IS("boxblur=1048576,integral", "boxblur=radius=1048576,integral");
     DESCRIBE_IS("threshold=offset=-0", "threshold=mode=value:value=0.5:radius=15:offset=0");
     DESCRIBE_IS("# c\ngray # d\n", "gray=weights=bt601");
+    /* options that apply only when left out are not spelled out (the text would not parse) */
+    DESCRIBE_IS("blur=5:method=box", "blur=sigma=5:method=box");
+    DESCRIBE_IS("crop=10x10+3-4", "crop=geometry=10x10+3-4:w=0:h=0:gravity=northwest:x=0:y=0");
+    DESCRIBE_IS("crop=w=5", "crop=w=5:h=0:gravity=northwest:x=0:y=0");
 
     /* round trip: parse(describe(p)) describes identically */
     static const char *const rt[] = {
@@ -533,6 +537,9 @@ static void test_describe(void)
         "threshold=adaptive:0.1:33:7,normalize=yes,equalize",
         "boxblur=5,gray,integral",
         "gray\n# comment\n,blur=sigma=3.75",
+        "blur=5:method=box",
+        "crop=10x10+3-4:gravity=centre",
+        "crop=h=7:x=-2",
     };
     for (size_t i = 0; i < sizeof rt / sizeof rt[0]; i++) {
         vkimg_pipeline *p = OK(rt[i]);
@@ -559,7 +566,7 @@ static void test_describe(void)
     /* snprintf semantics: full length returned, truncated text NUL-terminated, no overflow */
     vkimg_pipeline *p = OK("gray,blur=2.5");
     if (p) {
-        const char *full = "gray=weights=bt601,blur=sigma=2.5:method=exact";
+        const char *full = "gray=weights=bt601,blur=sigma=2.5:radius=8:method=exact";
         int want = (int)strlen(full);
         CHECK(vkimg_pipeline_describe(p, NULL, 0) == want, "describe(NULL, 0)");
         char small[16];

@@ -1,0 +1,414 @@
+/* The checks of the fuzz targets (tests/fuzz/fuzz_*.c, libFuzzer) on one input,
+ * shared with the regression test (tests/io/test_fuzz_regress.c), which runs them
+ * on the seed corpora and on every input a campaign ever found (tests/fuzz/regress)
+ * in the normal test suite, under ASan+UBSan in CI. No device anywhere.
+ *
+ * Each fuzz_one_* function takes arbitrary bytes and fails through FUZZ_FAIL
+ * (abort: a finding) when a documented promise is broken; crashes, leaks, hangs
+ * and undefined behaviour are found by the sanitizers and libFuzzer themselves.
+ *
+ *   fuzz_one_load   vkimg_load_memory (every format: magic bytes pick the one
+ *                   decoder) and the metadata readers (vki_meta_read: EXIF, ICC),
+ *                   the metadata writers on what was read (read(add(file, m)) = m,
+ *                   the pixels unchanged) and the EXIF orientation rewrite
+ *   fuzz_one_ktx2   vki_ktx2_decode, and decode(encode(levels)) = levels
+ *   fuzz_one_parse  vkimg_pipeline_parse; parse(describe(p)) describes as p; the
+ *                   stage shapes (vki_pipeline_shape) of a few input sizes
+ *   fuzz_one_png    an image made from the bytes, vki_png_encode_ex (8/16-bit,
+ *                   1..4 channels, level 0..12, split IDAT, with or without
+ *                   metadata), decoded again: the same pixels and metadata */
+#ifndef VKIMG_FUZZ_H
+#define VKIMG_FUZZ_H
+
+#include "io/io_priv.h"
+#include "io/ktx2.h"
+#include "io/meta.h"
+#include "pipeline/pipeline.h"
+#include "vkimg/vkimg.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FUZZ_FAIL
+#define FUZZ_FAIL(...)                                                                                       \
+    do {                                                                                                     \
+        fprintf(stderr, "fuzz: check failed at %s:%d: ", __FILE__, __LINE__);                                \
+        fprintf(stderr, __VA_ARGS__);                                                                        \
+        fputc('\n', stderr);                                                                                 \
+        abort();                                                                                             \
+    } while (0)
+#endif
+#define FUZZ_CHECK(cond, ...)                                                                                \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            fprintf(stderr, "fuzz: not true: %s\n", #cond);                                                  \
+            FUZZ_FAIL(__VA_ARGS__);                                                                          \
+        }                                                                                                    \
+    } while (0)
+
+/* The pixel limit of the fuzzed loads: large enough for every seed, small enough
+ * that an input declaring a huge image is refused before memory runs out. */
+#define FUZZ_MAX_PIXELS ((uint64_t)1 << 20)
+#define FUZZ_NAME "fuzz-input"
+
+/* Reads every byte of the image (so that ASan sees a buffer shorter than the
+ * image's size) and checks its shape. */
+static inline void fuzz_check_image(const vkimg_image *im, uint64_t max_pixels, const char *what)
+{
+    FUZZ_CHECK(im->data != NULL, "%s: no data", what);
+    FUZZ_CHECK(im->w >= 1 && im->h >= 1 && im->c >= 1 && im->c <= 4, "%s: %dx%d x%d", what, im->w, im->h, im->c);
+    FUZZ_CHECK(im->fmt == VKIMG_U8 || im->fmt == VKIMG_U16 || im->fmt == VKIMG_F32, "%s: fmt %d", what, (int)im->fmt);
+    FUZZ_CHECK((uint64_t)im->w * (uint64_t)im->h <= max_pixels, "%s: %dx%d over %llu pixels", what, im->w, im->h,
+               (unsigned long long)max_pixels);
+    const unsigned char *p = im->data;
+    size_t n = vkimg_image_bytes(im);
+    unsigned sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += p[i];
+    volatile unsigned sink = sum;
+    (void)sink;
+}
+
+/* A failed call: the error class, a one-line message that starts with the name. */
+static inline void fuzz_check_error(int rc, const vkimg_err *e, int want, const char *name)
+{
+    FUZZ_CHECK(rc == want && e->code == want, "rc %d, code %d, want %d (%s)", rc, e->code, want, e->msg);
+    size_t n = strnlen(e->msg, sizeof e->msg);
+    FUZZ_CHECK(n > 0 && n < sizeof e->msg, "message of %zu bytes", n);
+    FUZZ_CHECK(!memchr(e->msg, '\n', n), "message of more than one line: %s", e->msg);
+    if (name)
+        FUZZ_CHECK(!strncmp(e->msg, name, strlen(name)) && e->msg[strlen(name)] == ':', "message without the name: %s",
+                   e->msg);
+}
+
+static inline bool fuzz_same_bytes(const void *a, size_t na, const void *b, size_t nb)
+{
+    return na == nb && (!na || !memcmp(a, b, na));
+}
+
+static inline bool fuzz_same_image(const vkimg_image *a, const vkimg_image *b)
+{
+    return a->w == b->w && a->h == b->h && a->c == b->c && a->fmt == b->fmt &&
+           fuzz_same_bytes(a->data, vkimg_image_bytes(a), b->data, vkimg_image_bytes(b));
+}
+
+/* A metadata record as the readers promise it: both buffers present exactly when
+ * their lengths are not 0, the EXIF block a TIFF block whose orientation is the
+ * record's, the profile name a string. */
+static inline void fuzz_check_meta(const vkimg_meta *m)
+{
+    FUZZ_CHECK(!m->icc == !m->icc_len, "icc %p, %zu bytes", (void *)m->icc, m->icc_len);
+    FUZZ_CHECK(!m->exif == !m->exif_len, "exif %p, %zu bytes", (void *)m->exif, m->exif_len);
+    FUZZ_CHECK(memchr(m->icc_name, 0, sizeof m->icc_name) != NULL, "icc_name not terminated");
+    FUZZ_CHECK(m->orientation >= 1 && m->orientation <= 8, "orientation %d", m->orientation);
+    if (m->exif) {
+        FUZZ_CHECK(m->exif_len >= 4 && (!memcmp(m->exif, "II*\0", 4) || !memcmp(m->exif, "MM\0*", 4)),
+                   "EXIF block without a TIFF header");
+        FUZZ_CHECK(m->orientation == vki_exif_orientation(m->exif, m->exif_len), "orientation %d, the block's %d",
+                   m->orientation, vki_exif_orientation(m->exif, m->exif_len));
+    } else {
+        FUZZ_CHECK(m->orientation == 1, "orientation %d without EXIF", m->orientation);
+    }
+}
+
+/* The EXIF orientation rewrite on a copy: each value 1..8 reads back, where the
+ * block has the tag. */
+static inline void fuzz_exif_rewrite(const vkimg_meta *m)
+{
+    if (!m->exif)
+        return;
+    unsigned char *copy = malloc(m->exif_len);
+    if (!copy)
+        return;
+    memcpy(copy, m->exif, m->exif_len);
+    for (int v = 1; v <= 8; v++) {
+        int rc = vki_exif_set_orientation(copy, m->exif_len, v);
+        FUZZ_CHECK(rc == 0 || rc == 1, "vki_exif_set_orientation: %d", rc);
+        if (rc == 1)
+            FUZZ_CHECK(vki_exif_orientation(copy, m->exif_len) == v, "set %d, read %d", v,
+                       vki_exif_orientation(copy, m->exif_len));
+        else
+            break; /* no tag: nothing to set */
+    }
+    FUZZ_CHECK(vki_exif_set_orientation(copy, m->exif_len, 9) == -1, "orientation 9 accepted");
+    free(copy);
+}
+
+/* The metadata writer of the file's format on the file and m: when it writes,
+ * the result reads back as m (what was not dropped) and decodes to the same
+ * pixels as the file (im: the file's image, NULL when it did not decode). */
+static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const vkimg_meta *m, const vkimg_image *im)
+{
+    bool png = len >= 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8), jpeg = len >= 2 && b[0] == 0xff && b[1] == 0xd8;
+    if (!png && !jpeg)
+        return;
+    unsigned char *out = NULL;
+    size_t outlen = 0;
+    unsigned dropped = 0;
+    vkimg_err e = { 0 };
+    int rc = png ? vki_png_add_meta(b, len, m, &out, &outlen, &dropped, &e)
+                 : vki_jpeg_add_meta(b, len, m, &out, &outlen, &dropped, &e);
+    if (rc) {
+        fuzz_check_error(rc, &e, rc == VKIMG_E_USAGE ? VKIMG_E_USAGE : VKIMG_E_RUNTIME, NULL);
+        FUZZ_CHECK(out == NULL, "output left after an error");
+        return;
+    }
+    FUZZ_CHECK(out && outlen, "no output");
+    vkimg_meta back;
+    vkimg_err me = { 0 };
+    rc = vki_meta_read(out, outlen, &back, &me);
+    if (rc == 0) {
+        fuzz_check_meta(&back);
+        if (!(dropped & VKI_META_DROPPED_EXIF))
+            FUZZ_CHECK(fuzz_same_bytes(m->exif, m->exif_len, back.exif, back.exif_len),
+                       "EXIF of %zu bytes written, %zu read back", m->exif_len, back.exif_len);
+        if (!(dropped & VKI_META_DROPPED_ICC)) {
+            FUZZ_CHECK(fuzz_same_bytes(m->icc, m->icc_len, back.icc, back.icc_len),
+                       "ICC profile of %zu bytes written, %zu read back", m->icc_len, back.icc_len);
+            if (png && m->icc && m->icc_name[0])
+                FUZZ_CHECK(!strcmp(m->icc_name, back.icc_name), "profile name '%s' written, '%s' read back",
+                           m->icc_name, back.icc_name);
+        }
+        vki_meta_free(&back);
+    } else {
+        /* the readers fail only on a file cut off where metadata is: the writer's
+         * output is whole when the input was (it decoded) */
+        FUZZ_CHECK(!im, "the file decodes, its rewrite's metadata does not: %s", me.msg);
+    }
+    if (im) {
+        vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS };
+        vkimg_image im2;
+        vkimg_err de = { 0 };
+        FUZZ_CHECK(vkimg_load_memory(out, outlen, FUZZ_NAME, &o, &im2, &de) == 0,
+                   "the file decodes, its rewrite with metadata does not: %s", de.msg);
+        FUZZ_CHECK(fuzz_same_image(im, &im2), "the rewrite with metadata decodes to other pixels");
+        vkimg_image_free(&im2);
+    }
+    free(out);
+}
+
+static inline void fuzz_one_load(const uint8_t *data, size_t size)
+{
+    vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS };
+    vkimg_image im;
+    vkimg_err e = { 0 };
+    int rc = vkimg_load_memory(data, size, FUZZ_NAME, &o, &im, &e);
+    if (rc == 0) {
+        fuzz_check_image(&im, FUZZ_MAX_PIXELS, "vkimg_load_memory");
+    } else {
+        fuzz_check_error(rc, &e, VKIMG_E_RUNTIME, FUZZ_NAME);
+        FUZZ_CHECK(!im.data && !im.w && !im.h && !im.c, "an image left after an error");
+    }
+
+    /* the metadata, as vkimg_load_meta reads it from the same bytes */
+    vkimg_meta m;
+    vkimg_err me = { 0 };
+    int mrc = vki_meta_read(data, size, &m, &me);
+    if (mrc == 0) {
+        fuzz_check_meta(&m);
+        fuzz_exif_rewrite(&m);
+        fuzz_meta_rewrite(data, size, &m, rc == 0 ? &im : NULL);
+    } else {
+        fuzz_check_error(mrc, &me, VKIMG_E_RUNTIME, NULL);
+        FUZZ_CHECK(!m.icc && !m.exif && m.orientation == 1, "metadata left after an error");
+    }
+    vki_meta_free(&m);
+    vkimg_image_free(&im);
+}
+
+static inline void fuzz_one_ktx2(const uint8_t *data, size_t size)
+{
+    vkimg_image *lv = NULL;
+    int n = -1;
+    vki_ktx2_info info;
+    vkimg_err e = { 0 };
+    int rc = vki_ktx2_decode(data, size, &lv, &n, &info, &e);
+    if (rc) {
+        fuzz_check_error(rc, &e, VKIMG_E_RUNTIME, NULL);
+        vki_ktx2_free_levels(lv, n);
+        return;
+    }
+    FUZZ_CHECK(lv && n >= 1 && n <= VKI_KTX2_MAX_LEVELS, "%d levels", n);
+    FUZZ_CHECK(memchr(info.writer, 0, sizeof info.writer) != NULL, "writer not terminated");
+    for (int p = 0; p < n; p++) {
+        int w = lv[0].w >> p > 1 ? lv[0].w >> p : 1, h = lv[0].h >> p > 1 ? lv[0].h >> p : 1;
+        fuzz_check_image(&lv[p], UINT64_MAX, "vki_ktx2_decode");
+        FUZZ_CHECK(lv[p].w == w && lv[p].h == h && lv[p].c == lv[0].c && lv[p].fmt == lv[0].fmt,
+                   "level %d is %dx%d x%d, level 0 %dx%d x%d", p, lv[p].w, lv[p].h, lv[p].c, lv[0].w, lv[0].h, lv[0].c);
+    }
+    /* the writer takes what the reader gives, and the reader gives it back */
+    vki_ktx2_opts ko = { .srgb = info.transfer == 2 && lv[0].fmt == VKIMG_U8 && lv[0].c != 2 };
+    unsigned char *out = NULL;
+    size_t outlen = 0;
+    rc = vki_ktx2_encode_ex(lv, n, &ko, &out, &outlen, &e);
+    FUZZ_CHECK(rc == 0, "vki_ktx2_encode_ex of what vki_ktx2_decode read: %s", e.msg);
+    vkimg_image *lv2 = NULL;
+    int n2 = -1;
+    rc = vki_ktx2_decode(out, outlen, &lv2, &n2, NULL, &e);
+    FUZZ_CHECK(rc == 0, "vki_ktx2_decode of vki_ktx2_encode_ex's file: %s", e.msg);
+    FUZZ_CHECK(n2 == n, "%d levels written, %d read", n, n2);
+    for (int p = 0; p < n; p++)
+        FUZZ_CHECK(fuzz_same_image(&lv[p], &lv2[p]), "level %d differs after a write and a read", p);
+    vki_ktx2_free_levels(lv2, n2);
+    free(out);
+    vki_ktx2_free_levels(lv, n);
+}
+
+/* The stage shapes of a parsed pipeline for an input of w x h x c: either an
+ * error, or sizes and channels in range at every stage. */
+static inline void fuzz_shape(const vkimg_pipeline *p, int w, int h, int c)
+{
+    vki_shape s;
+    vkimg_err e = { 0 };
+    int rc = vki_pipeline_shape(p, w, h, c, w, h, &s, &e);
+    if (rc) {
+        fuzz_check_error(rc, &e, VKIMG_E_RUNTIME, NULL);
+        return;
+    }
+    FUZZ_CHECK(s.n == vkimg_pipeline_length(p), "%d stages", s.n);
+    for (int i = 0; i <= s.n; i++)
+        FUZZ_CHECK(s.w[i] >= 1 && s.h[i] >= 1 && s.c[i] >= 1 && s.c[i] <= 4, "stage %d: %dx%d x%d", i, s.w[i], s.h[i],
+                   s.c[i]);
+    FUZZ_CHECK(s.c[s.n] == vkimg_pipeline_out_channels(p, c), "channels %d, vkimg_pipeline_out_channels %d", s.c[s.n],
+               vkimg_pipeline_out_channels(p, c));
+    FUZZ_CHECK(s.nout >= 1 && s.nout <= VKI_MAX_OUTPUTS, "%d outputs", s.nout);
+    FUZZ_CHECK(s.nout == 1 || vkimg_pipeline_writes_levels(p), "%d outputs from a pipeline that writes one", s.nout);
+    for (int k = 0; k < s.nout; k++)
+        FUZZ_CHECK(s.out_w[k] >= 1 && s.out_h[k] >= 1, "output %d: %dx%d", k, s.out_w[k], s.out_h[k]);
+}
+
+/* The pipeline text is the input up to its end (an input with a NUL byte is not
+ * a pipeline text: the CLI refuses one in a file, argv has none): returns false
+ * for those, which the fuzzer then leaves out of its corpus. */
+static inline bool fuzz_one_parse(const uint8_t *data, size_t size)
+{
+    if (memchr(data, 0, size))
+        return false;
+    char *text = malloc(size + 1);
+    if (!text)
+        return false;
+    memcpy(text, data, size);
+    text[size] = 0;
+    vkimg_err e = { 0 };
+    vkimg_pipeline *p = vkimg_pipeline_parse(text, &e);
+    if (!p) {
+        fuzz_check_error(VKIMG_E_USAGE, &e, VKIMG_E_USAGE, NULL);
+        FUZZ_CHECK(e.pos >= 0 && (size_t)e.pos <= size, "error position %d in %zu bytes", e.pos, size);
+        free(text);
+        return true;
+    }
+    int n = vkimg_pipeline_length(p);
+    FUZZ_CHECK(n >= 1 && n <= VKIMG_MAX_STAGES, "%d ops", n);
+    for (int i = 0; i < n; i++)
+        FUZZ_CHECK(vkimg_pipeline_op_name(p, i) != NULL, "op %d has no name", i);
+
+    /* describe -> parse -> describe: the same text */
+    int len = vkimg_pipeline_describe(p, NULL, 0);
+    FUZZ_CHECK(len > 0, "describe: %d", len);
+    char *d1 = malloc((size_t)len + 1), *d2 = malloc((size_t)len + 1);
+    FUZZ_CHECK(d1 && d2, "out of memory");
+    FUZZ_CHECK(vkimg_pipeline_describe(p, d1, (size_t)len + 1) == len && strlen(d1) == (size_t)len, "describe length");
+    vkimg_pipeline *q = vkimg_pipeline_parse(d1, &e);
+    FUZZ_CHECK(q != NULL, "the description of '%s' does not parse: '%s': %s", text, d1, e.msg);
+    FUZZ_CHECK(vkimg_pipeline_describe(q, d2, (size_t)len + 1) == len && !strcmp(d1, d2),
+               "'%s' describes as '%s', which describes as '%s'", text, d1, d2);
+    vkimg_pipeline_free(q);
+    free(d1);
+    free(d2);
+
+    /* what it makes of a few inputs: small, odd, tall, the largest sides */
+    static const int sizes[][2] = { { 1, 1 }, { 7, 5 }, { 3, 1000 }, { 16384, 16384 }, { 16777216, 1 }, { 1, 16777216 } };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int c = 1; c <= 4; c++)
+            fuzz_shape(p, sizes[i][0], sizes[i][1], c);
+    vkimg_pipeline_free(p);
+    free(text);
+    return true;
+}
+
+/* The image of the PNG round trip, from the input's first 6 bytes:
+ *   [0..1]  width - 1, modulo 256          [2]  height - 1, modulo 128 (the
+ *           height halved until the image has at most 8192 pixels: small images
+ *           reach every filter and chunk path, and keep the fuzzer fast)
+ *   [3]     bits 0-1: channels - 1; bit 2: 16-bit; bit 3: with metadata (an ICC
+ *           profile and an EXIF block cut from the rest); bits 4-7 + [4]: the
+ *           compression level, modulo 13
+ *   [5]     the IDAT chunk size: 0 the default, else 1..255 bytes (the split)
+ * and the pixels: the rest of the input, repeated (an empty rest: zeros). */
+static inline bool fuzz_one_png(const uint8_t *data, size_t size)
+{
+    if (size < 6)
+        return false;
+    int w = 1 + (int)((data[0] | (unsigned)data[1] << 8) % 256), h = 1 + data[2] % 128;
+    while (w * h > 8192)
+        h = (h + 1) / 2;
+    int c = 1 + (data[3] & 3);
+    bool wide = data[3] & 4, with_meta = data[3] & 8;
+    int level = (int)((data[3] >> 4) + data[4]) % 13;
+    size_t idat_max = data[5] ? data[5] : (size_t)1 << 20;
+    const uint8_t *rest = data + 6;
+    size_t nrest = size - 6;
+
+    vkimg_image im = { 0 };
+    vkimg_err e = { 0 };
+    FUZZ_CHECK(vkimg_image_alloc(&im, w, h, c, wide ? VKIMG_U16 : VKIMG_U8, &e) == 0, "%s", e.msg);
+    unsigned char *px = im.data;
+    size_t nb = vkimg_image_bytes(&im);
+    for (size_t i = 0; nrest && i < nb; i++)
+        px[i] = rest[i % nrest];
+
+    unsigned char *png = NULL;
+    size_t pnglen = 0;
+    int rc = vki_png_encode_ex(&im, level, idat_max, &png, &pnglen, &e);
+    FUZZ_CHECK(rc == 0, "vki_png_encode_ex %dx%d x%d %s level %d: %s", w, h, c, wide ? "u16" : "u8", level, e.msg);
+
+    vkimg_meta m = { .orientation = 1 };
+    if (with_meta && nrest >= 8) {
+        /* a profile of the first half of the rest, an EXIF block "MM\0*" + the second half */
+        size_t half = nrest / 2;
+        m.icc = malloc(half);
+        m.exif = malloc(4 + nrest - half);
+        FUZZ_CHECK(m.icc && m.exif, "out of memory");
+        memcpy(m.icc, rest, half);
+        m.icc_len = half;
+        memcpy(m.exif, "MM\0*", 4);
+        memcpy(m.exif + 4, rest + half, nrest - half);
+        m.exif_len = 4 + nrest - half;
+        snprintf(m.icc_name, sizeof m.icc_name, "fuzz %d", level);
+        m.orientation = vki_exif_orientation(m.exif, m.exif_len);
+        unsigned char *out = NULL;
+        size_t outlen = 0;
+        unsigned dropped = 0;
+        rc = vki_png_add_meta(png, pnglen, &m, &out, &outlen, &dropped, &e);
+        FUZZ_CHECK(rc == 0 && !dropped, "vki_png_add_meta: %s (dropped %u)", rc ? e.msg : "", dropped);
+        free(png);
+        png = out;
+        pnglen = outlen;
+    }
+
+    vkimg_image back;
+    vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS };
+    rc = vkimg_load_memory(png, pnglen, FUZZ_NAME, &o, &back, &e);
+    FUZZ_CHECK(rc == 0, "our PNG of %dx%d x%d %s does not decode: %s", w, h, c, wide ? "u16" : "u8", e.msg);
+    FUZZ_CHECK(fuzz_same_image(&im, &back), "%dx%d x%d %s level %d: other pixels after the round trip", w, h, c,
+               wide ? "u16" : "u8", level);
+    vkimg_image_free(&back);
+
+    vkimg_meta mb;
+    rc = vki_meta_read(png, pnglen, &mb, &e);
+    FUZZ_CHECK(rc == 0, "vki_meta_read of our PNG: %s", e.msg);
+    FUZZ_CHECK(fuzz_same_bytes(m.icc, m.icc_len, mb.icc, mb.icc_len) &&
+                   fuzz_same_bytes(m.exif, m.exif_len, mb.exif, mb.exif_len) && !strcmp(m.icc_name, mb.icc_name) &&
+                   m.orientation == mb.orientation,
+               "other metadata after the round trip");
+    vki_meta_free(&mb);
+    vki_meta_free(&m);
+    free(png);
+    vkimg_image_free(&im);
+    return true;
+}
+
+#endif

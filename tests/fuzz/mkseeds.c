@@ -1,0 +1,756 @@
+/* Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/TARGET/): small
+ * valid files of every format and variant the decoders take, made with vkimg's own
+ * writers (PNG, JPEG through TurboJPEG, BMP/TGA/HDR through stb_image_write, KTX2,
+ * the metadata writers), giflib's encoder, or by hand (low-bit, palette and
+ * interlaced PNG, palette and bit-field BMP, colour-mapped and gray TGA, PNM, PSD,
+ * flat HDR); a few pipelines, PNG round-trip headers and compare command lines.
+ * Deterministic: the same files on every run. scripts/fuzz seeds runs it.
+ *
+ * usage: fuzz-mkseeds CORPUS-DIR */
+#include "io/io_priv.h"
+#include "io/ktx2.h"
+#include "io/meta.h"
+#include "vkimg/vkimg.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <gif_lib.h>
+#include <libdeflate.h>
+#include <turbojpeg.h>
+
+static const char *g_root;
+static int g_files;
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "fuzz-mkseeds: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(1);
+}
+
+static void put(const char *target, const char *name, const void *p, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", g_root, target);
+    if (mkdir(path, 0777) && errno != EEXIST)
+        die("%s: %s", path, strerror(errno));
+    snprintf(path, sizeof path, "%s/%s/%s", g_root, target, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, n, f) != n || fclose(f))
+        die("%s: cannot write", path);
+    g_files++;
+}
+
+static void put_load(const char *name, const void *p, size_t n) { put("load", name, p, n); }
+
+/* ---------------------------------------------------------------- byte buffers */
+
+typedef struct bbuf {
+    unsigned char *p;
+    size_t n, cap;
+} bbuf;
+
+static void bb_put(bbuf *b, const void *d, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n)
+            cap *= 2;
+        if (!(b->p = realloc(b->p, cap)))
+            die("out of memory");
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+static void bb_u8(bbuf *b, unsigned v)
+{
+    unsigned char c = (unsigned char)v;
+    bb_put(b, &c, 1);
+}
+static void bb_u16le(bbuf *b, unsigned v)
+{
+    bb_u8(b, v & 0xff);
+    bb_u8(b, v >> 8 & 0xff);
+}
+static void bb_u32le(bbuf *b, uint32_t v)
+{
+    bb_u16le(b, v & 0xffff);
+    bb_u16le(b, v >> 16);
+}
+static void bb_u16be(bbuf *b, unsigned v)
+{
+    bb_u8(b, v >> 8 & 0xff);
+    bb_u8(b, v & 0xff);
+}
+static void bb_u32be(bbuf *b, uint32_t v)
+{
+    bb_u16be(b, v >> 16);
+    bb_u16be(b, v & 0xffff);
+}
+static void bb_str(bbuf *b, const char *s) { bb_put(b, s, strlen(s)); }
+static void bb_printf(bbuf *b, const char *fmt, ...)
+{
+    char t[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    bb_str(b, t);
+}
+
+/* a sample pattern: smooth with a little structure, so that filters and RLE vary */
+static unsigned pat(int x, int y, int k) { return (unsigned)(x * 37 + y * 11 + k * 71 + (x * y) % 7) & 0xff; }
+
+static vkimg_image make_image(int w, int h, int c, vkimg_fmt fmt)
+{
+    vkimg_image im = { 0 };
+    vkimg_err e;
+    if (vkimg_image_alloc(&im, w, h, c, fmt, &e))
+        die("%s", e.msg);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < c; k++) {
+                size_t i = ((size_t)y * w + x) * c + k;
+                unsigned v = pat(x, y, k);
+                if (fmt == VKIMG_U8)
+                    ((uint8_t *)im.data)[i] = (uint8_t)v;
+                else if (fmt == VKIMG_U16)
+                    ((uint16_t *)im.data)[i] = (uint16_t)(v * 257 + x);
+                else
+                    ((float *)im.data)[i] = (float)v / 64.0f;
+            }
+    return im;
+}
+
+/* ---------------------------------------------------------------- PNG */
+
+static void png_chunk(bbuf *b, const char *type, const void *d, size_t n)
+{
+    bb_u32be(b, (uint32_t)n);
+    size_t at = b->n;
+    bb_put(b, type, 4);
+    bb_put(b, d, n);
+    bb_u32be(b, (uint32_t)libdeflate_crc32(0, b->p + at, n + 4));
+}
+
+/* A PNG by hand: colour type ct, bit depth bd, samples from pat (indices mod
+ * npal) stored as they are under the filter types 0..4 in turn from row to row (so
+ * the decoder unfilters with every filter), Adam7 when interlaced; a palette of
+ * npal entries for ct 3, tRNS bytes if given. */
+static void png_hand(const char *name, int w, int h, int ct, int bd, int interlaced, int npal, const void *trns,
+                     size_t ntrns)
+{
+    static const int chans[] = { 1, 0, 3, 1, 2, 0, 4 };
+    const int c = chans[ct], bits = c * bd;
+    bbuf raw = { 0 }, b = { 0 };
+    static const int x0[] = { 0, 4, 0, 2, 0, 1, 0 }, y0[] = { 0, 0, 4, 0, 2, 0, 1 };
+    static const int dx[] = { 8, 8, 4, 4, 2, 2, 1 }, dy[] = { 8, 8, 8, 4, 4, 2, 2 };
+    for (int pass = 0; pass < (interlaced ? 7 : 1); pass++) {
+        int px0 = interlaced ? x0[pass] : 0, py0 = interlaced ? y0[pass] : 0;
+        int pdx = interlaced ? dx[pass] : 1, pdy = interlaced ? dy[pass] : 1;
+        int pw = w > px0 ? (w - px0 + pdx - 1) / pdx : 0, ph = h > py0 ? (h - py0 + pdy - 1) / pdy : 0;
+        if (!pw || !ph)
+            continue;
+        size_t rowbytes = ((size_t)pw * bits + 7) / 8;
+        unsigned char *row = calloc(rowbytes, 1);
+        for (int ry = 0; ry < ph; ry++) {
+            memset(row, 0, rowbytes);
+            int y = py0 + ry * pdy;
+            for (int rx = 0; rx < pw; rx++) {
+                int x = px0 + rx * pdx;
+                for (int k = 0; k < c; k++) {
+                    unsigned v = pat(x, y, k);
+                    if (ct == 3)
+                        v %= (unsigned)npal;
+                    size_t bit = ((size_t)rx * c + k) * bd;
+                    if (bd == 16) {
+                        row[bit / 8] = (unsigned char)v;
+                        row[bit / 8 + 1] = (unsigned char)(v * 3);
+                    } else if (bd == 8) {
+                        row[bit / 8] = (unsigned char)v;
+                    } else {
+                        v &= (1u << bd) - 1;
+                        row[bit / 8] |= (unsigned char)(v << (8 - bd - bit % 8));
+                    }
+                }
+            }
+            bb_u8(&raw, (unsigned)(ry + pass) % 5); /* every filter type (the data is any data) */
+            bb_put(&raw, row, rowbytes);
+        }
+        free(row);
+    }
+    struct libdeflate_compressor *z = libdeflate_alloc_compressor(9);
+    size_t cap = libdeflate_zlib_compress_bound(z, raw.n);
+    unsigned char *zd = malloc(cap);
+    size_t zn = libdeflate_zlib_compress(z, raw.p, raw.n, zd, cap);
+    libdeflate_free_compressor(z);
+    bb_put(&b, "\x89PNG\r\n\x1a\n", 8);
+    unsigned char ihdr[13] = { 0 };
+    ihdr[0] = (unsigned char)(w >> 24), ihdr[1] = (unsigned char)(w >> 16), ihdr[2] = (unsigned char)(w >> 8),
+    ihdr[3] = (unsigned char)w;
+    ihdr[4] = (unsigned char)(h >> 24), ihdr[5] = (unsigned char)(h >> 16), ihdr[6] = (unsigned char)(h >> 8),
+    ihdr[7] = (unsigned char)h;
+    ihdr[8] = (unsigned char)bd, ihdr[9] = (unsigned char)ct, ihdr[12] = (unsigned char)interlaced;
+    png_chunk(&b, "IHDR", ihdr, 13);
+    if (ct == 3) {
+        unsigned char pal[768];
+        for (int i = 0; i < npal; i++)
+            pal[3 * i] = (unsigned char)(i * 40), pal[3 * i + 1] = (unsigned char)(255 - i * 20),
+                    pal[3 * i + 2] = (unsigned char)(i * 90);
+        png_chunk(&b, "PLTE", pal, (size_t)npal * 3);
+    }
+    if (trns)
+        png_chunk(&b, "tRNS", trns, ntrns);
+    /* two IDAT chunks, as large files have */
+    png_chunk(&b, "IDAT", zd, zn / 2);
+    png_chunk(&b, "IDAT", zd + zn / 2, zn - zn / 2);
+    png_chunk(&b, "IEND", NULL, 0);
+    put_load(name, b.p, b.n);
+    free(zd);
+    free(raw.p);
+    free(b.p);
+}
+
+static void png_ours(const char *name, int w, int h, int c, vkimg_fmt fmt, int level, const vkimg_meta *m)
+{
+    vkimg_image im = make_image(w, h, c, fmt);
+    unsigned char *png, *out;
+    size_t n, outn;
+    vkimg_err e;
+    if (vki_png_encode(&im, level, &png, &n, &e))
+        die("%s: %s", name, e.msg);
+    if (m) {
+        if (vki_png_add_meta(png, n, m, &out, &outn, NULL, &e))
+            die("%s: %s", name, e.msg);
+        free(png);
+        png = out;
+        n = outn;
+    }
+    put_load(name, png, n);
+    free(png);
+    vkimg_image_free(&im);
+}
+
+/* ---------------------------------------------------------------- metadata */
+
+/* A little-endian TIFF block with IFD0 holding the orientation (and one more tag). */
+static void make_exif(bbuf *b, int orientation, int big_endian)
+{
+    void (*u16)(bbuf *, unsigned) = big_endian ? bb_u16be : bb_u16le;
+    void (*u32)(bbuf *, uint32_t) = big_endian ? bb_u32be : bb_u32le;
+    bb_str(b, big_endian ? "MM" : "II");
+    u16(b, 42);
+    u32(b, 8);
+    u16(b, 2);                /* entries */
+    u16(b, 0x0112), u16(b, 3), u32(b, 1), u16(b, (unsigned)orientation), u16(b, 0); /* Orientation SHORT 1 */
+    u16(b, 0x011a), u16(b, 5), u32(b, 1), u32(b, 8 + 2 + 24 + 4);                    /* XResolution RATIONAL */
+    u32(b, 0);                                                                        /* no IFD1 */
+    u32(b, 72), u32(b, 1);
+}
+
+static void make_icc(bbuf *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        bb_u8(b, i < 4 ? (unsigned)(n >> (24 - 8 * i)) & 0xff : (unsigned)(i * 7) & 0xff);
+    if (n >= 40)
+        memcpy(b->p + 36, "acsp", 4);
+}
+
+/* ---------------------------------------------------------------- JPEG */
+
+static void jpeg_tj(const char *name, int w, int h, int pf, int subsamp, int quality, int flags, const vkimg_meta *m)
+{
+    int ps = tjPixelSize[pf];
+    unsigned char *px = malloc((size_t)w * h * ps);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < ps; k++)
+                px[((size_t)y * w + x) * ps + k] = (unsigned char)pat(x, y, k);
+    tjhandle t = tjInitCompress();
+    unsigned char *jpg = NULL;
+    unsigned long n = 0;
+    if (!t || tjCompress2(t, px, w, 0, h, pf, &jpg, &n, subsamp, quality, flags))
+        die("%s: %s", name, tjGetErrorStr2(t));
+    if (m) {
+        unsigned char *out;
+        size_t outn;
+        vkimg_err e;
+        if (vki_jpeg_add_meta(jpg, n, m, &out, &outn, NULL, &e))
+            die("%s: %s", name, e.msg);
+        put_load(name, out, outn);
+        free(out);
+    } else {
+        put_load(name, jpg, n);
+    }
+    tjFree(jpg);
+    tjDestroy(t);
+    free(px);
+}
+
+/* ---------------------------------------------------------------- GIF */
+
+static int gif_write(GifFileType *g, const GifByteType *d, int n)
+{
+    bb_put(g->UserData, d, (size_t)n);
+    return n;
+}
+
+/* w x h screen; a frame fw x fh at (fx, fy) (interlaced or not, local colour table
+ * or the global one, a transparent index or none), and a second frame if frames
+ * is 2. */
+static void gif_make(const char *name, int version89, int w, int h, int fx, int fy, int fw, int fh, int interlace,
+                     int local, int transparent, int frames)
+{
+    bbuf b = { 0 };
+    int err;
+    GifFileType *g = EGifOpen(&b, gif_write, &err);
+    if (!g)
+        die("%s: EGifOpen %d", name, err);
+    EGifSetGifVersion(g, version89);
+    GifColorType cols[8];
+    for (int i = 0; i < 8; i++)
+        cols[i].Red = (GifByteType)(i * 36), cols[i].Green = (GifByteType)(255 - i * 30),
+        cols[i].Blue = (GifByteType)(i * 17);
+    ColorMapObject *cm = GifMakeMapObject(8, cols);
+    if (EGifPutScreenDesc(g, w, h, 3, 0, local ? NULL : cm) == GIF_ERROR)
+        die("%s: screen", name);
+    for (int f = 0; f < frames; f++) {
+        if (transparent >= 0) {
+            unsigned char gce[4] = { 1, 10, 0, (unsigned char)transparent };
+            EGifPutExtension(g, GRAPHICS_EXT_FUNC_CODE, 4, gce);
+        }
+        if (EGifPutImageDesc(g, fx, fy, fw, fh, interlace, local ? cm : NULL) == GIF_ERROR)
+            die("%s: image", name);
+        GifPixelType *row = malloc((size_t)fw);
+        /* giflib takes interlaced rows in file order: the pattern does not care */
+        for (int y = 0; y < fh; y++) {
+            for (int x = 0; x < fw; x++)
+                row[x] = (GifPixelType)(pat(x, y + f, 0) % 8);
+            if (EGifPutLine(g, row, fw) == GIF_ERROR)
+                die("%s: line", name);
+        }
+        free(row);
+    }
+    if (EGifCloseFile(g, &err) == GIF_ERROR)
+        die("%s: close %d", name, err);
+    GifFreeMapObject(cm);
+    put_load(name, b.p, b.n);
+    free(b.p);
+}
+
+/* ---------------------------------------------------------------- BMP, TGA, HDR */
+
+static void stbiw_put(void *ctx, void *data, int size) { bb_put(ctx, data, (size_t)size); }
+
+static void stbiw_make(const char *name, vkimg_file_kind k, int w, int h, int c)
+{
+    vkimg_image im = make_image(w, h, c, k == VKIMG_FILE_HDR ? VKIMG_F32 : VKIMG_U8);
+    bbuf b = { 0 };
+    if (!vki_stbiw_write(k, stbiw_put, &b, w, h, c, im.data))
+        die("%s: stb_image_write failed", name);
+    put_load(name, b.p, b.n);
+    free(b.p);
+    vkimg_image_free(&im);
+}
+
+/* BMP by hand: bpp 1/4/8 (a palette), 16 (masks 5-6-5 with BI_BITFIELDS) or 32
+ * (BI_BITFIELDS with alpha); hdr 40 or 108 bytes; top-down when topdown. */
+static void bmp_hand(const char *name, int w, int h, int bpp, int hdrsize, int topdown)
+{
+    bbuf px = { 0 }, b = { 0 };
+    size_t stride = (((size_t)w * bpp + 31) / 32) * 4;
+    unsigned char *row = malloc(stride);
+    for (int y = 0; y < h; y++) {
+        memset(row, 0, stride);
+        for (int x = 0; x < w; x++) {
+            unsigned v = pat(x, y, 0);
+            if (bpp < 8) {
+                v &= (1u << bpp) - 1;
+                row[(size_t)x * bpp / 8] |= (unsigned char)(v << (8 - bpp - (x * bpp) % 8));
+            } else if (bpp == 8) {
+                row[x] = (unsigned char)(v % 16);
+            } else if (bpp == 16) {
+                unsigned p = (v >> 3) << 11 | (pat(x, y, 1) >> 2) << 5 | pat(x, y, 2) >> 3;
+                row[2 * x] = (unsigned char)p, row[2 * x + 1] = (unsigned char)(p >> 8);
+            } else {
+                for (int k = 0; k < 4; k++)
+                    row[4 * x + k] = (unsigned char)pat(x, y, k);
+            }
+        }
+        bb_put(&px, row, stride);
+    }
+    free(row);
+    int npal = bpp <= 8 ? (bpp == 8 ? 16 : 1 << bpp) : 0;
+    int masks = (bpp == 16 || bpp == 32) && hdrsize == 40 ? 12 : 0;
+    size_t off = 14 + (size_t)hdrsize + (size_t)masks + (size_t)npal * 4;
+    bb_str(&b, "BM");
+    bb_u32le(&b, (uint32_t)(off + px.n));
+    bb_u32le(&b, 0);
+    bb_u32le(&b, (uint32_t)off);
+    bb_u32le(&b, (uint32_t)hdrsize);
+    bb_u32le(&b, (uint32_t)w);
+    bb_u32le(&b, (uint32_t)(topdown ? -h : h));
+    bb_u16le(&b, 1);
+    bb_u16le(&b, (unsigned)bpp);
+    bb_u32le(&b, bpp == 16 || bpp == 32 ? 3 : 0); /* BI_BITFIELDS : BI_RGB */
+    bb_u32le(&b, (uint32_t)px.n);
+    bb_u32le(&b, 2835), bb_u32le(&b, 2835);
+    bb_u32le(&b, (uint32_t)npal), bb_u32le(&b, 0);
+    uint32_t rm = bpp == 16 ? 0xf800 : 0x00ff0000, gm = bpp == 16 ? 0x07e0 : 0x0000ff00,
+             bm = bpp == 16 ? 0x001f : 0x000000ff, am = bpp == 32 ? 0xff000000 : 0;
+    if (hdrsize == 108) {
+        bb_u32le(&b, rm), bb_u32le(&b, gm), bb_u32le(&b, bm), bb_u32le(&b, am);
+        bb_str(&b, "BGRs");
+        for (int i = 0; i < 12; i++)
+            bb_u32le(&b, 0);
+    } else if (masks) {
+        bb_u32le(&b, rm), bb_u32le(&b, gm), bb_u32le(&b, bm);
+    }
+    for (int i = 0; i < npal; i++)
+        bb_u8(&b, (unsigned)i * 15), bb_u8(&b, 255 - (unsigned)i * 15), bb_u8(&b, (unsigned)i * 50 & 0xff), bb_u8(&b, 0);
+    bb_put(&b, px.p, px.n);
+    put_load(name, b.p, b.n);
+    free(px.p);
+    free(b.p);
+}
+
+/* TGA by hand: type 1 (colour-mapped, 24-bit map), 3 (gray), 11 (gray RLE), 2
+ * (true colour, 16 or 32 bits); top-down or not. */
+static void tga_hand(const char *name, int type, int bpp, int w, int h, int topdown)
+{
+    bbuf b = { 0 };
+    int cmap = type == 1 || type == 9;
+    bb_u8(&b, 0);
+    bb_u8(&b, cmap ? 1 : 0);
+    bb_u8(&b, (unsigned)type);
+    bb_u16le(&b, 0), bb_u16le(&b, cmap ? 8 : 0), bb_u8(&b, cmap ? 24 : 0);
+    bb_u16le(&b, 0), bb_u16le(&b, 0), bb_u16le(&b, (unsigned)w), bb_u16le(&b, (unsigned)h);
+    bb_u8(&b, (unsigned)bpp);
+    bb_u8(&b, (topdown ? 0x20 : 0) | (bpp == 32 ? 8 : 0));
+    if (cmap)
+        for (int i = 0; i < 8; i++)
+            bb_u8(&b, (unsigned)i * 30), bb_u8(&b, 200 - (unsigned)i * 20), bb_u8(&b, (unsigned)i * 7);
+    int bytes = bpp / 8;
+    if (type >= 9) { /* RLE: a run packet then a raw packet per row */
+        for (int y = 0; y < h; y++) {
+            int run = w / 2, rawn = w - run;
+            bb_u8(&b, 0x80 | (unsigned)(run - 1));
+            for (int k = 0; k < bytes; k++)
+                bb_u8(&b, cmap ? (unsigned)y % 8 : pat(0, y, k));
+            bb_u8(&b, (unsigned)(rawn - 1));
+            for (int x = 0; x < rawn; x++)
+                for (int k = 0; k < bytes; k++)
+                    bb_u8(&b, cmap ? (unsigned)x % 8 : pat(x, y, k));
+        }
+    } else {
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int k = 0; k < bytes; k++)
+                    bb_u8(&b, cmap ? pat(x, y, 0) % 8 : pat(x, y, k));
+    }
+    put_load(name, b.p, b.n);
+    free(b.p);
+}
+
+static void pnm_hand(const char *name, int kind, int w, int h, int maxval)
+{
+    bbuf b = { 0 };
+    int c = kind == 3 || kind == 6 ? 3 : 1;
+    bb_printf(&b, "P%d\n# vkimg fuzz seed\n%d %d\n", kind, w, h);
+    if (kind != 1 && kind != 4)
+        bb_printf(&b, "%d\n", maxval);
+    if (kind == 4) {
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x += 8)
+                bb_u8(&b, pat(x, y, 0) ^ 0x5a);
+    } else {
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++)
+                for (int k = 0; k < c; k++) {
+                    unsigned v = kind == 1 ? pat(x, y, k) & 1 : pat(x, y, k) * (unsigned)maxval / 255;
+                    if (kind <= 3)
+                        bb_printf(&b, "%u ", v);
+                    else if (maxval > 255)
+                        bb_u16be(&b, v);
+                    else
+                        bb_u8(&b, v);
+                }
+            if (kind <= 3)
+                bb_str(&b, "\n");
+        }
+    }
+    put_load(name, b.p, b.n);
+    free(b.p);
+}
+
+/* Radiance HDR, flat scanlines (width < 8, or any width as flat RGBE) */
+static void hdr_flat(const char *name, const char *sig, int w, int h)
+{
+    bbuf b = { 0 };
+    bb_printf(&b, "%s\n# vkimg fuzz seed\nFORMAT=32-bit_rle_rgbe\nEXPOSURE=1.0\n\n-Y %d +X %d\n", sig, h, w);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            bb_u8(&b, pat(x, y, 0) | 0x80), bb_u8(&b, pat(x, y, 1) | 0x80), bb_u8(&b, pat(x, y, 2) | 0x80),
+                bb_u8(&b, (x + y) % 3 ? 128 + (unsigned)x : 0);
+    put_load(name, b.p, b.n);
+    free(b.p);
+}
+
+/* PSD: mode 3 (RGB) or 1 (gray), depth 8/16, c channels, raw or PackBits */
+static void psd_hand(const char *name, int mode, int depth, int c, int w, int h, int rle)
+{
+    bbuf b = { 0 };
+    bb_str(&b, "8BPS");
+    bb_u16be(&b, 1);
+    for (int i = 0; i < 6; i++)
+        bb_u8(&b, 0);
+    bb_u16be(&b, (unsigned)c), bb_u32be(&b, (uint32_t)h), bb_u32be(&b, (uint32_t)w);
+    bb_u16be(&b, (unsigned)depth), bb_u16be(&b, (unsigned)mode);
+    bb_u32be(&b, 0); /* colour mode data */
+    bb_u32be(&b, 0); /* image resources */
+    bb_u32be(&b, 0); /* layers */
+    bb_u16be(&b, rle ? 1 : 0);
+    int bps = depth / 8;
+    if (!rle) {
+        for (int k = 0; k < c; k++)
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    unsigned v = k == 3 ? 255 - (unsigned)x * 9 : pat(x, y, k);
+                    if (bps == 2)
+                        bb_u16be(&b, v * 257);
+                    else
+                        bb_u8(&b, v);
+                }
+    } else {
+        /* per row: a run of w/2 copies, then the rest literal (bytes of the row) */
+        size_t rowbytes = (size_t)w * bps;
+        bbuf rows = { 0 };
+        unsigned *counts = malloc(sizeof *counts * (size_t)c * h);
+        for (int k = 0; k < c; k++)
+            for (int y = 0; y < h; y++) {
+                size_t at = rows.n;
+                size_t run = rowbytes / 2, lit = rowbytes - run;
+                bb_u8(&rows, (unsigned)(257 - run) & 0xff);
+                bb_u8(&rows, pat(0, y, k));
+                bb_u8(&rows, (unsigned)(lit - 1));
+                for (size_t i = 0; i < lit; i++)
+                    bb_u8(&rows, pat((int)i, y, k));
+                counts[(size_t)k * h + y] = (unsigned)(rows.n - at);
+            }
+        for (int i = 0; i < c * h; i++)
+            bb_u16be(&b, counts[i]);
+        bb_put(&b, rows.p, rows.n);
+        free(counts);
+        free(rows.p);
+    }
+    put_load(name, b.p, b.n);
+    free(b.p);
+}
+
+/* ---------------------------------------------------------------- KTX2 */
+
+static void ktx2_make(const char *name, int w, int h, int c, vkimg_fmt fmt, int nlevels, int srgb)
+{
+    vkimg_image lv[VKI_KTX2_MAX_LEVELS];
+    for (int p = 0; p < nlevels; p++)
+        lv[p] = make_image(w >> p > 1 ? w >> p : 1, h >> p > 1 ? h >> p : 1, c, fmt);
+    vki_ktx2_opts o = { .srgb = srgb };
+    unsigned char *out;
+    size_t n;
+    vkimg_err e;
+    if (vki_ktx2_encode_ex(lv, nlevels, &o, &out, &n, &e))
+        die("%s: %s", name, e.msg);
+    put("ktx2", name, out, n);
+    free(out);
+    for (int p = 0; p < nlevels; p++)
+        vkimg_image_free(&lv[p]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2)
+        die("usage: fuzz-mkseeds CORPUS-DIR");
+    g_root = argv[1];
+    if (mkdir(g_root, 0777) && errno != EEXIST)
+        die("%s: %s", g_root, strerror(errno));
+
+    /* metadata for the PNG and JPEG files that carry some */
+    bbuf exif = { 0 }, exif_be = { 0 }, icc = { 0 };
+    make_exif(&exif, 6, 0);
+    make_exif(&exif_be, 8, 1);
+    make_icc(&icc, 132);
+    vkimg_meta m = { .icc = icc.p, .icc_len = icc.n, .exif = exif.p, .exif_len = exif.n, .orientation = 6 };
+    snprintf(m.icc_name, sizeof m.icc_name, "fuzz profile");
+    vkimg_meta m_be = { .exif = exif_be.p, .exif_len = exif_be.n, .orientation = 8 };
+
+    /* PNG: ours (8/16-bit, 1-4 channels, with metadata), by hand (palette, low
+     * bit depths, tRNS, Adam7) */
+    png_ours("png_rgb8.png", 9, 7, 3, VKIMG_U8, 6, NULL);
+    png_ours("png_rgba8_meta.png", 6, 5, 4, VKIMG_U8, 1, &m);
+    png_ours("png_gray16.png", 5, 4, 1, VKIMG_U16, 9, NULL);
+    png_ours("png_ga8.png", 4, 4, 2, VKIMG_U8, 0, &m_be);
+    png_ours("png_rgba16.png", 3, 3, 4, VKIMG_U16, 12, NULL);
+    static const unsigned char trns_pal[] = { 0, 128, 255 }, trns_gray[] = { 0, 3 }, trns_rgb[] = { 0, 37, 0, 82, 0, 71 };
+    static const unsigned char trns_gray16[] = { 0, 11 }, trns_rgb16[] = { 0, 0, 0, 71, 0, 142 };
+    png_hand("png_pal1.png", 13, 3, 3, 1, 0, 2, NULL, 0);
+    png_hand("png_pal2_adam7.png", 9, 9, 3, 2, 1, 4, trns_pal, sizeof trns_pal);
+    png_hand("png_pal4_trns.png", 7, 5, 3, 4, 0, 16, trns_pal, sizeof trns_pal);
+    png_hand("png_pal8.png", 5, 3, 3, 8, 0, 256, NULL, 0);
+    png_hand("png_gray1.png", 17, 2, 0, 1, 0, 0, NULL, 0);
+    png_hand("png_gray2_adam7.png", 10, 11, 0, 2, 1, 0, NULL, 0);
+    png_hand("png_gray4_trns.png", 6, 3, 0, 4, 0, 0, trns_gray, sizeof trns_gray);
+    png_hand("png_rgb8_trns.png", 4, 3, 2, 8, 0, 0, trns_rgb, sizeof trns_rgb);
+    png_hand("png_rgb16_adam7.png", 9, 10, 2, 16, 1, 0, NULL, 0);
+    png_hand("png_ga16.png", 3, 2, 4, 16, 0, 0, NULL, 0);
+    png_hand("png_gray16_trns.png", 5, 3, 0, 16, 0, 0, trns_gray16, sizeof trns_gray16);
+    png_hand("png_rgb16_trns_adam7.png", 6, 5, 2, 16, 1, 0, trns_rgb16, sizeof trns_rgb16);
+    png_hand("png_rgba8_adam7.png", 8, 8, 6, 8, 1, 0, NULL, 0);
+
+    /* JPEG: TurboJPEG (gray, 4:2:0, 4:2:2, 4:4:4, progressive, CMYK), metadata */
+    jpeg_tj("jpeg_gray.jpg", 16, 8, TJPF_GRAY, TJSAMP_GRAY, 75, 0, NULL);
+    jpeg_tj("jpeg_420.jpg", 17, 9, TJPF_RGB, TJSAMP_420, 50, 0, NULL);
+    jpeg_tj("jpeg_422_meta.jpg", 16, 16, TJPF_RGB, TJSAMP_422, 80, 0, &m);
+    jpeg_tj("jpeg_444.jpg", 8, 8, TJPF_RGB, TJSAMP_444, 95, 0, &m_be);
+    jpeg_tj("jpeg_progressive.jpg", 16, 16, TJPF_RGB, TJSAMP_420, 70, TJFLAG_PROGRESSIVE, NULL);
+    jpeg_tj("jpeg_cmyk.jpg", 8, 8, TJPF_CMYK, TJSAMP_444, 60, 0, NULL);
+
+    /* GIF: giflib */
+    gif_make("gif_global.gif", 0, 8, 6, 0, 0, 8, 6, 0, 0, -1, 1);
+    gif_make("gif_local_trns_offset.gif", 1, 10, 8, 2, 1, 5, 4, 0, 1, 3, 1);
+    gif_make("gif_interlaced.gif", 1, 9, 9, 0, 0, 9, 9, 1, 0, -1, 1);
+    gif_make("gif_two_frames.gif", 1, 6, 4, 0, 0, 6, 4, 0, 0, 2, 2);
+
+    /* BMP: stb_image_write (24/32-bit), by hand (palettes, bit fields, V4, top-down) */
+    stbiw_make("bmp_rgb24.bmp", VKIMG_FILE_BMP, 5, 3, 3);
+    stbiw_make("bmp_rgba32.bmp", VKIMG_FILE_BMP, 3, 3, 4);
+    bmp_hand("bmp_pal1.bmp", 11, 3, 1, 40, 0);
+    bmp_hand("bmp_pal4_topdown.bmp", 5, 4, 4, 40, 1);
+    bmp_hand("bmp_pal8.bmp", 6, 3, 8, 40, 0);
+    bmp_hand("bmp_565.bmp", 4, 3, 16, 40, 0);
+    bmp_hand("bmp_v4_rgba32.bmp", 3, 2, 32, 108, 1);
+
+    /* TGA: stb_image_write (RLE true colour), by hand */
+    stbiw_make("tga_rle_rgb.tga", VKIMG_FILE_TGA, 9, 4, 3);
+    stbiw_make("tga_rle_rgba.tga", VKIMG_FILE_TGA, 4, 3, 4);
+    stbiw_make("tga_rle_gray.tga", VKIMG_FILE_TGA, 6, 2, 1);
+    tga_hand("tga_cmap.tga", 1, 8, 5, 3, 0);
+    tga_hand("tga_cmap_rle.tga", 9, 8, 6, 2, 1);
+    tga_hand("tga_gray.tga", 3, 8, 4, 3, 1);
+    tga_hand("tga_gray_rle.tga", 11, 8, 6, 3, 0);
+    tga_hand("tga_rgb16.tga", 2, 16, 3, 2, 0);
+    tga_hand("tga_rgba32.tga", 2, 32, 3, 3, 1);
+
+    /* PNM: every kind, 8 and 16-bit */
+    pnm_hand("pnm_p1.pbm", 1, 5, 3, 1);
+    pnm_hand("pnm_p2.pgm", 2, 4, 3, 15);
+    pnm_hand("pnm_p3.ppm", 3, 3, 2, 255);
+    pnm_hand("pnm_p4.pbm", 4, 12, 3, 1);
+    pnm_hand("pnm_p5.pgm", 5, 5, 4, 255);
+    pnm_hand("pnm_p5_16.pgm", 5, 3, 2, 65535);
+    pnm_hand("pnm_p6.ppm", 6, 4, 3, 255);
+    pnm_hand("pnm_p6_16.ppm", 6, 2, 2, 1000);
+
+    /* HDR: stb_image_write (RLE scanlines from width 8), flat by hand */
+    stbiw_make("hdr_rle.hdr", VKIMG_FILE_HDR, 12, 3, 3);
+    hdr_flat("hdr_flat.hdr", "#?RADIANCE", 5, 3);
+    hdr_flat("hdr_flat_rgbe.hdr", "#?RGBE", 9, 2);
+
+    /* PSD: RGB and gray, 8 and 16-bit, raw and PackBits, with and without alpha */
+    psd_hand("psd_rgb8.psd", 3, 8, 3, 4, 3, 0);
+    psd_hand("psd_rgba8_rle.psd", 3, 8, 4, 6, 3, 1);
+    psd_hand("psd_rgb16_rle.psd", 3, 16, 3, 3, 2, 1);
+    psd_hand("psd_gray8_rle.psd", 1, 8, 1, 5, 2, 1);
+    psd_hand("psd_ga16.psd", 1, 16, 2, 3, 2, 0);
+
+    /* recognized and refused, and TGA's lookalike */
+    put_load("pic_refused.pic", "\x53\x80\xf6\x34PICT\0\0\0\0", 12);
+
+    /* KTX2: every sample format, 1-4 channels, mip chains, sRGB, a 1-row texture */
+    ktx2_make("u8_gray.ktx2", 4, 3, 1, VKIMG_U8, 1, 0);
+    ktx2_make("u8_rgba_srgb_3levels.ktx2", 8, 4, 4, VKIMG_U8, 3, 1);
+    ktx2_make("u8_rgb_srgb.ktx2", 3, 3, 3, VKIMG_U8, 2, 1);
+    ktx2_make("u16_ga_2levels.ktx2", 4, 4, 2, VKIMG_U16, 2, 0);
+    ktx2_make("f32_rgb.ktx2", 2, 3, 3, VKIMG_F32, 1, 0);
+    ktx2_make("u8_row_4levels.ktx2", 8, 1, 4, VKIMG_U8, 4, 0);
+
+    /* pipelines: every op, positional and named options, comments, geometry */
+    static const char *const pipes[] = {
+        "gray,blur=sigma=2",
+        "gray=bt709,blur=2.5:7,copy",
+        "blur=5:method=box",
+        "blur=0.3,boxblur=5,integral",
+        "threshold=adaptive:0.1:33:7,normalize=yes,equalize",
+        "threshold=mode=otsu",
+        "levels=black=0.1:white=0.9:gamma=2.2",
+        "resize=50%:filter=mitchell:linear=on",
+        "resize=100x100^,crop=w=100:h=100:gravity=centre",
+        "resize=x50:fast=false",
+        "thumbnail=256x128>:crop=centre",
+        "thumbnail=x50<:filter=catrom",
+        "crop=10x10+3-4",
+        "crop=w=5:h=6:gravity=southeast:x=-3:y=4",
+        "rotate=33:background=white",
+        "rotate=-1.5:background=ff000080",
+        "flip,flop,transpose,transverse,orient=6",
+        "mipmaps=levels=3:filter=lanczos3:linear=true",
+        "# a comment\ngray # and another\n,\tblur = sigma = 1.5",
+    };
+    for (size_t i = 0; i < sizeof pipes / sizeof pipes[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "pipeline%02zu", i);
+        put("parse", name, pipes[i], strlen(pipes[i]));
+    }
+
+    /* PNG round trip: header bytes (fuzz.h) + pixel bytes */
+    static const unsigned char rt[][16] = {
+        { 7, 0, 4, 0x02, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 },          /* 8x5 RGB u8 */
+        { 2, 0, 2, 0x07, 5, 7, 0, 0, 255, 255, 0, 128, 1, 2, 3, 4 },    /* 3x3 RGBA u16, split IDAT */
+        { 0, 1, 0, 0x08, 12, 0, 'I', 'C', 'C', 1, 'E', 'X', 'I', 'F', 0, 0 }, /* 257x1 gray, metadata */
+        { 15, 0, 15, 0x11, 0, 0, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9 },        /* 16x16 GA u8, level 1 */
+        { 0, 0, 0, 0x0c, 0, 1, 0xff, 0xfe, 0, 1, 0x80, 0x7f, 0, 0, 0, 0 }, /* 1x1 gray u16, metadata */
+    };
+    for (size_t i = 0; i < sizeof rt / sizeof rt[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "header%02zu", i);
+        put("png_roundtrip", name, rt[i], sizeof rt[i]);
+    }
+
+    /* compare command lines (arguments separated by NUL bytes) */
+    static const struct {
+        const char *name, *args;
+        size_t n;
+    } cmds[] = {
+#define CMD(name, s) { name, s, sizeof s - 1 }
+        CMD("two_images", "a.png\0b.png"),
+        CMD("thresholds", "a.png\0b.png\0--fail\0" "0.01\0--failpercent\0" "1.5\0--hardfail\0inf\0--warn\0" "1e-320"),
+        CMD("warn", "--warnpercent\0" "50\0--hardwarn\0" "0.5\0x.ppm\0y.ppm"),
+        CMD("diff", "a\0b\0--ssim\0--diff\0d.png\0--diff-on-fail\0--scale\0" "4"),
+        CMD("common", "--json\0--device\0gpu\0-v\0-q\0--timing\0--validate\0--no-cache\0a\0b"),
+        CMD("help", "a\0--help"),
+        CMD("extra", "a\0b\0c"),
+        CMD("missing_value", "a\0b\0--fail"),
+        CMD("bad_number", "a\0b\0--failpercent\0" "101"),
+        CMD("diff_on_fail_alone", "a\0b\0--diff-on-fail"),
+#undef CMD
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        put("compare_opts", cmds[i].name, cmds[i].args, cmds[i].n);
+
+    free(exif.p);
+    free(exif_be.p);
+    free(icc.p);
+    printf("fuzz-mkseeds: %d files in %s\n", g_files, g_root);
+    return 0;
+}
