@@ -10,10 +10,17 @@
 #  - a CMake project finds the package (find_package(vkimg)) and links both
 #    vkimg::vkimg and vkimg::vkimg_static.
 #
-#   test_install.sh BUILD_DIR SOURCE_DIR
+#   test_install.sh BUILD_DIR SOURCE_DIR [plain|sanitize]
+# 'sanitize': the build is instrumented (VKIMG_SANITIZE): the consumers are compiled
+# and linked with the same -fsanitize flags, and the instrumentation's own symbols
+# (__asan_*, __odr_asan.*, __ubsan_*) are not counted as exports.
 set -u
-BUILD=${1:?usage: test_install.sh BUILD_DIR SOURCE_DIR}
-SRC=${2:?usage: test_install.sh BUILD_DIR SOURCE_DIR}
+BUILD=${1:?usage: test_install.sh BUILD_DIR SOURCE_DIR [plain|sanitize]}
+SRC=${2:?usage: test_install.sh BUILD_DIR SOURCE_DIR [plain|sanitize]}
+MODE=${3:-plain}
+SANFLAGS=
+[ "$MODE" = sanitize ] && SANFLAGS="-fsanitize=address,undefined"
+instr() { grep -v '^__odr_asan\|^__asan\|^___asan\|^__ubsan\|^__sancov' || true; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/vkimg-test-install.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
@@ -43,10 +50,10 @@ for op in $("$P/bin/vkimg" ops | awk '/^[a-z]/ {print $1}'); do
 done
 
 # exported symbols
-bad_so=$(nm -D --defined-only "$P/$libdir/libvkimg.so" | awk '{print $3}' | grep -v '^vkimg_' | grep -v '^_init$\|^_fini$' || true)
+bad_so=$(nm -D --defined-only "$P/$libdir/libvkimg.so" | awk '{print $3}' | grep -v '^vkimg_' | grep -v '^_init$\|^_fini$' | instr)
 check "libvkimg.so exports only vkimg_* (not: $(echo $bad_so | head -c 300))" [ -z "$bad_so" ]
 check "libvkimg.so exports the API" sh -c "nm -D --defined-only '$P/$libdir/libvkimg.so' | grep -q ' vkimg_run$'"
-bad_a=$(nm -g --defined-only "$P/$libdir/libvkimg.a" 2>/dev/null | awk 'NF == 3 {print $3}' | grep -v '^vkimg_\|^vki_' || true)
+bad_a=$(nm -g --defined-only "$P/$libdir/libvkimg.a" 2>/dev/null | awk 'NF == 3 {print $3}' | grep -v '^vkimg_\|^vki_' | instr)
 check "libvkimg.a defines only vkimg_*/vki_* globals (not: $(echo $bad_a | head -c 300))" [ -z "$bad_a" ]
 
 # the header's usage example, as written there
@@ -63,7 +70,7 @@ check "the header has a usage example" grep -q vkimg_run "$T/example.body"
   echo '}'
 } >"$T/example.c"
 export PKG_CONFIG_PATH=$P/$libdir/pkgconfig
-if cc -std=c11 -Wall -Wextra -Werror -o "$T/example" "$T/example.c" $(pkg-config --cflags --libs vkimg) 2>"$T/cc.log"; then
+if cc -std=c11 -Wall -Wextra -Werror $SANFLAGS -o "$T/example" "$T/example.c" $(pkg-config --cflags --libs vkimg) 2>"$T/cc.log"; then
   ok
 else
   bad "the header's example does not build with pkg-config: $(head -c 600 "$T/cc.log")"
@@ -90,13 +97,13 @@ target_link_libraries(ex_shared PRIVATE vkimg::vkimg)
 add_executable(ex_static example.c)
 target_link_libraries(ex_static PRIVATE vkimg::vkimg_static)
 EOF
-if cmake -S "$T/proj" -B "$T/proj/build" -DCMAKE_PREFIX_PATH="$P" >"$T/cm.log" 2>&1 &&
+if cmake -S "$T/proj" -B "$T/proj/build" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_FLAGS="$SANFLAGS" >"$T/cm.log" 2>&1 &&
    cmake --build "$T/proj/build" >>"$T/cm.log" 2>&1; then
   ok
   rm -f "$T/out.png"
   (cd "$T" && VKIMG_VALIDATE=1 ./proj/build/ex_static) >"$T/exs.log" 2>&1
   check "find_package: the statically linked example runs ($(head -c 300 "$T/exs.log"))" cmp -s "$T/out.png" "$T/cli.png"
-  check "the static example needs no libvkimg.so" sh -c "! ldd '$T/proj/build/ex_static' | grep -q libvkimg"
+  check "the static example needs no libvkimg.so" sh -c "! ldd '$T/proj/build/ex_static' | grep -q 'libvkimg\.so'"
 else
   bad "find_package(vkimg) project: $(tail -c 800 "$T/cm.log")"
 fi
