@@ -8,9 +8,10 @@
  * and undefined behaviour are found by the sanitizers and libFuzzer themselves.
  *
  *   fuzz_one_load   vkimg_load_memory (every format: magic bytes pick the one
- *                   decoder) and the metadata readers (vki_meta_read: EXIF, ICC),
- *                   the metadata writers on what was read (read(add(file, m)) = m,
- *                   the pixels unchanged) and the EXIF orientation rewrite
+ *                   decoder; again with shrink-on-load) and the metadata
+ *                   readers (vki_meta_read: EXIF, ICC), the metadata writers
+ *                   on what was read (read(add(file, m)) = m, the pixels
+ *                   unchanged) and the EXIF orientation rewrite
  *   fuzz_one_ktx2   vki_ktx2_decode, and decode(encode(levels)) = levels
  *   fuzz_one_parse  vkimg_pipeline_parse; parse(describe(p)) describes as p; the
  *                   stage shapes (vki_pipeline_shape) of a few input sizes
@@ -190,6 +191,39 @@ static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const v
     free(out);
 }
 
+/* Shrink-on-load: asks for at least 1/div of the stored size (div = 8, 4 or 2 from
+ * the input's last byte), so that JPEGs are decoded by DCT scaling and progressive
+ * ones at 1/8 through vki_jpeg_dc_scans (its own walk over the file's markers). */
+static inline void fuzz_min_size(void *user, int w, int h, int orientation, int *min_w, int *min_h)
+{
+    const int div = *(const int *)user;
+    FUZZ_CHECK(w >= 1 && h >= 1 && orientation >= 1 && orientation <= 8, "min_size(%d, %d, %d)", w, h, orientation);
+    *min_w = (w + div - 1) / div;
+    *min_h = (h + div - 1) / div;
+}
+
+/* The load with min_size: an image no larger than the stored one and at least the
+ * asked size, or a clean error; where the whole file decoded, so does the shrunk one. */
+static inline void fuzz_one_shrunk_load(const uint8_t *data, size_t size, const vkimg_image *full)
+{
+    int div = 8 >> (size ? data[size - 1] % 3 : 0);
+    vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS, .min_size = fuzz_min_size, .user = &div };
+    vkimg_image im;
+    vkimg_err e = { 0 };
+    int rc = vkimg_load_memory(data, size, FUZZ_NAME, &o, &im, &e);
+    if (rc == 0) {
+        fuzz_check_image(&im, FUZZ_MAX_PIXELS, "vkimg_load_memory (min_size)");
+        if (full)
+            FUZZ_CHECK(im.w <= full->w && im.h <= full->h && im.w >= (full->w + div - 1) / div &&
+                           im.h >= (full->h + div - 1) / div && im.c == full->c,
+                       "shrunk to 1/%d: %dx%d x%d from %dx%d x%d", div, im.w, im.h, im.c, full->w, full->h, full->c);
+        vkimg_image_free(&im);
+    } else {
+        FUZZ_CHECK(!full, "the file decodes whole, not shrunk to 1/%d: %s", div, e.msg);
+        fuzz_check_error(rc, &e, VKIMG_E_RUNTIME, FUZZ_NAME);
+    }
+}
+
 static inline void fuzz_one_load(const uint8_t *data, size_t size)
 {
     vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS };
@@ -202,6 +236,7 @@ static inline void fuzz_one_load(const uint8_t *data, size_t size)
         fuzz_check_error(rc, &e, VKIMG_E_RUNTIME, FUZZ_NAME);
         FUZZ_CHECK(!im.data && !im.w && !im.h && !im.c, "an image left after an error");
     }
+    fuzz_one_shrunk_load(data, size, rc == 0 ? &im : NULL);
 
     /* the metadata, as vkimg_load_meta reads it from the same bytes */
     vkimg_meta m;

@@ -624,6 +624,7 @@ int main(int argc, char **argv)
     jpeg_tj("jpeg_422_meta.jpg", 16, 16, TJPF_RGB, TJSAMP_422, 80, 0, &m);
     jpeg_tj("jpeg_444.jpg", 8, 8, TJPF_RGB, TJSAMP_444, 95, 0, &m_be);
     jpeg_tj("jpeg_progressive.jpg", 16, 16, TJPF_RGB, TJSAMP_420, 70, TJFLAG_PROGRESSIVE, NULL);
+    jpeg_tj("jpeg_progressive_444.jpg", 24, 16, TJPF_RGB, TJSAMP_444, 85, TJFLAG_PROGRESSIVE, NULL);
     jpeg_tj("jpeg_cmyk.jpg", 8, 8, TJPF_CMYK, TJSAMP_444, 60, 0, NULL);
 
     /* GIF: giflib */
