@@ -11,6 +11,17 @@ check_run() {
   shift
   if "$@"; then ok; else bad "$d"; fi
 }
+# run_expect WANT DESCRIPTION -- ARGS...: runs "$V" ARGS (stdout -> $T/out, stderr ->
+# $T/err; V and T set by the test) and passes when it exits WANT
+run_expect() {
+  local want=$1 d=$2
+  shift 3
+  "$V" "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then ok; else
+    bad "$d: exit $rc, want $want ($(head -c 300 "$T/err"))"
+  fi
+}
 # need_device VKIMG: exit 77 (skipped) without a Vulkan device, 1 where CI asks
 # for one (VKIMG_REQUIRE_DEVICE=1)
 need_device() {

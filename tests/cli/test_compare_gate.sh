@@ -13,16 +13,6 @@ V=${1:?usage: test_compare_gate.sh /path/to/vkimg}
 T=$(mktemp -d "${TMPDIR:-/tmp}/vkimg-compare-gate.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 check() { check_run "$@"; }
-# expect_rc WANT DESCRIPTION -- vkimg ARGS... (stdout -> $T/out, stderr -> $T/err)
-expect_rc() {
-    local want=$1 d=$2
-    shift 3
-    "$V" "$@" >"$T/out" 2>"$T/err"
-    local rc=$?
-    if [ "$rc" -eq "$want" ]; then ok; else
-        bad "$d: exit $rc, want $want ($(head -c 300 "$T/err"))"
-    fi
-}
 # py FILE EXPR: EXPR (python, on d = the JSON object in FILE, or L = its JSON lines) is true
 py() {
     python3 -c "import json,sys
@@ -78,80 +68,80 @@ EOF
 A=$T/a.png
 
 # ---- identical files
-expect_rc 0 "identical files" -- compare "$A" "$A"
+run_expect 0 "identical files" -- compare "$A" "$A"
 check "identical: said" grep -q "identical files" "$T/out"
 check "identical: PASS" grep -qx "PASS" "$T/out"
-expect_rc 0 "identical --json" -- compare "$A" "$A" --json
+run_expect 0 "identical --json" -- compare "$A" "$A" --json
 check "identical --json" py "$T/out" 'd["identical"] is True and d["verdict"] == "PASS" and d["width"] == 32 and d["channels"] == 3 and d["ndiff"] == 0 and d["psnr"] is None'
-expect_rc 0 "identical, broken file: not decoded" -- compare "$T/broken.png" "$T/broken.png"
-expect_rc 0 "identical with --diff: decoded once, written" -- compare "$A" "$A" --diff "$T/d_ident.png"
+run_expect 0 "identical, broken file: not decoded" -- compare "$T/broken.png" "$T/broken.png"
+run_expect 0 "identical with --diff: decoded once, written" -- compare "$A" "$A" --diff "$T/d_ident.png"
 check "identical --diff written" test -s "$T/d_ident.png"
-expect_rc 0 "same pixels, other bytes" -- compare "$A" "$T/a_lvl9.png" --json
+run_expect 0 "same pixels, other bytes" -- compare "$A" "$T/a_lvl9.png" --json
 check "same pixels, other bytes: decoded" py "$T/out" 'd["identical"] is False and d["mae"] == 0 and d["compared"] == 32 * 24'
 
 # ---- --metric / --threshold / --aa
-expect_rc 2 "abs: one level off fails" -- compare "$A" "$T/faint.png"
-expect_rc 0 "yiq: one level off passes at 0.1" -- compare "$A" "$T/faint.png" --metric yiq
-expect_rc 2 "yiq: one level off fails at threshold 0" -- compare "$A" "$T/faint.png" --metric yiq --threshold 0
-expect_rc 2 "yiq: changed block" -- compare "$A" "$T/block.png" --metric yiq --json
+run_expect 2 "abs: one level off fails" -- compare "$A" "$T/faint.png"
+run_expect 0 "yiq: one level off passes at 0.1" -- compare "$A" "$T/faint.png" --metric yiq
+run_expect 2 "yiq: one level off fails at threshold 0" -- compare "$A" "$T/faint.png" --metric yiq --threshold 0
+run_expect 2 "yiq: changed block" -- compare "$A" "$T/block.png" --metric yiq --json
 check "yiq --json fields" py "$T/out" 'd["metric"] == "yiq" and abs(d["threshold"] - 0.1) < 1e-12 and d["aa"] is False and d["ndiff"] == 12 and d["naa"] == 0 and d["compared"] == 768 and d["ignored"] == 0 and d["outside"] == 0 and abs(d["diff_ratio"] - 12 / 768) < 1e-12 and d["mae"] is None and d["nfail"] == 12 and d["max_diff_pixels"] is None'
-expect_rc 2 "yiq --aa" -- compare "$A" "$T/block.png" --metric yiq --aa --json
+run_expect 2 "yiq --aa" -- compare "$A" "$T/block.png" --metric yiq --aa --json
 check "yiq --aa: aa true, counts add up" py "$T/out" 'd["aa"] is True and d["ndiff"] + d["naa"] == 12'
-expect_rc 2 "yiq text" -- compare "$A" "$T/block.png" --metric yiq -t 0.3
+run_expect 2 "yiq text" -- compare "$A" "$T/block.png" --metric yiq -t 0.3
 check "yiq text: count" grep -q "12 pixels differ" "$T/out"
-expect_rc 0 "yiq: RGB vs RGBA of one picture" -- compare "$A" "$T/a4.png" --metric yiq
-expect_rc 3 "abs: RGB vs RGBA is a channel mismatch" -- compare "$A" "$T/a4.png"
-expect_rc 4 "--metric bogus" -- compare "$A" "$A" --metric mse
+run_expect 0 "yiq: RGB vs RGBA of one picture" -- compare "$A" "$T/a4.png" --metric yiq
+run_expect 3 "abs: RGB vs RGBA is a channel mismatch" -- compare "$A" "$T/a4.png"
+run_expect 4 "--metric bogus" -- compare "$A" "$A" --metric mse
 check "--metric bogus: one line" one_line_error
-expect_rc 4 "--threshold above 1" -- compare "$A" "$A" --metric yiq --threshold 1.5
-expect_rc 4 "--threshold without yiq" -- compare "$A" "$A" --threshold 0.2
-expect_rc 4 "--aa without yiq" -- compare "$A" "$A" --aa
+run_expect 4 "--threshold above 1" -- compare "$A" "$A" --metric yiq --threshold 1.5
+run_expect 4 "--threshold without yiq" -- compare "$A" "$A" --threshold 0.2
+run_expect 4 "--aa without yiq" -- compare "$A" "$A" --aa
 
 # ---- --ignore / --mask
-expect_rc 0 "--ignore over the block" -- compare "$A" "$T/block.png" --ignore 10:8-13:10 --json
+run_expect 0 "--ignore over the block" -- compare "$A" "$T/block.png" --ignore 10:8-13:10 --json
 check "--ignore: ignored 12" py "$T/out" 'd["ignored"] == 12 and d["compared"] == 756 and d["nfail"] == 0'
-expect_rc 2 "--ignore missing a column" -- compare "$A" "$T/block.png" --ignore 10:8-12:10
-expect_rc 0 "--ignore repeated and listed" -- compare "$A" "$T/block.png" --metric yiq --ignore 10:8-11:10 --ignore 12:8-12:10,13:8-13:10
-expect_rc 0 "--ignore beyond the image is clipped" -- compare "$A" "$T/block.png" --ignore 5:5-1000:1000
+run_expect 2 "--ignore missing a column" -- compare "$A" "$T/block.png" --ignore 10:8-12:10
+run_expect 0 "--ignore repeated and listed" -- compare "$A" "$T/block.png" --metric yiq --ignore 10:8-11:10 --ignore 12:8-12:10,13:8-13:10
+run_expect 0 "--ignore beyond the image is clipped" -- compare "$A" "$T/block.png" --ignore 5:5-1000:1000
 for r in "10:8" "a:b-c:d" "10:8-9:10" "1:2-3:4;5" "1:2-3:4," "-1:0-2:2" "99999999999:0-1:1"; do
-    expect_rc 4 "--ignore '$r' refused" -- compare "$A" "$T/block.png" --ignore "$r"
+    run_expect 4 "--ignore '$r' refused" -- compare "$A" "$T/block.png" --ignore "$r"
 done
 check "--ignore refused: one line naming it" grep -q "^vkimg: compare: --ignore" "$T/err"
-expect_rc 0 "--mask over the block" -- compare "$A" "$T/block.png" --mask "$T/mask.png" --json
+run_expect 0 "--mask over the block" -- compare "$A" "$T/block.png" --mask "$T/mask.png" --json
 check "--mask: ignored 12" py "$T/out" 'd["ignored"] == 12'
-expect_rc 4 "--mask of another size" -- compare "$A" "$T/block.png" --mask "$T/mask_small.png"
+run_expect 4 "--mask of another size" -- compare "$A" "$T/block.png" --mask "$T/mask_small.png"
 check "--mask size: one line" grep -q "mask" "$T/err"
-expect_rc 4 "--mask missing" -- compare "$A" "$T/block.png" --mask "$T/nope.png"
+run_expect 4 "--mask missing" -- compare "$A" "$T/block.png" --mask "$T/nope.png"
 
 # ---- budgets
-expect_rc 0 "--max-diff-pixels 12" -- compare "$A" "$T/block.png" --metric yiq --max-diff-pixels 12
-expect_rc 2 "--max-diff-pixels 11" -- compare "$A" "$T/block.png" --metric yiq --max-diff-pixels 11
-expect_rc 0 "--max-diff-ratio 0.02 (12/768 = 0.0156)" -- compare "$A" "$T/block.png" --max-diff-ratio 0.02 --json
+run_expect 0 "--max-diff-pixels 12" -- compare "$A" "$T/block.png" --metric yiq --max-diff-pixels 12
+run_expect 2 "--max-diff-pixels 11" -- compare "$A" "$T/block.png" --metric yiq --max-diff-pixels 11
+run_expect 0 "--max-diff-ratio 0.02 (12/768 = 0.0156)" -- compare "$A" "$T/block.png" --max-diff-ratio 0.02 --json
 check "--max-diff-ratio in JSON" py "$T/out" 'd["max_diff_ratio"] == 0.02 and d["verdict"] == "PASS"'
-expect_rc 2 "--max-diff-ratio 0.01" -- compare "$A" "$T/block.png" --max-diff-ratio 0.01
-expect_rc 4 "--max-diff-ratio 2" -- compare "$A" "$T/block.png" --max-diff-ratio 2
-expect_rc 4 "--max-diff-pixels -1" -- compare "$A" "$T/block.png" --max-diff-pixels -1
+run_expect 2 "--max-diff-ratio 0.01" -- compare "$A" "$T/block.png" --max-diff-ratio 0.01
+run_expect 4 "--max-diff-ratio 2" -- compare "$A" "$T/block.png" --max-diff-ratio 2
+run_expect 4 "--max-diff-pixels -1" -- compare "$A" "$T/block.png" --max-diff-pixels -1
 # idiff's options still rule without a budget
-expect_rc 1 "--fail 1 --warn 0: WARNING" -- compare "$A" "$T/block.png" --fail 1 --warn 0
-expect_rc 0 "--failpercent/--warnpercent 2" -- compare "$A" "$T/block.png" --failpercent 2 --warnpercent 2
+run_expect 1 "--fail 1 --warn 0: WARNING" -- compare "$A" "$T/block.png" --fail 1 --warn 0
+run_expect 0 "--failpercent/--warnpercent 2" -- compare "$A" "$T/block.png" --failpercent 2 --warnpercent 2
 
 # ---- sizes
-expect_rc 3 "sizes differ" -- compare "$A" "$T/wide.png"
-expect_rc 2 "--allow-size-mismatch" -- compare "$A" "$T/wide.png" --allow-size-mismatch --json
+run_expect 3 "sizes differ" -- compare "$A" "$T/wide.png"
+run_expect 2 "--allow-size-mismatch" -- compare "$A" "$T/wide.png" --allow-size-mismatch --json
 check "--allow-size-mismatch: outside counted" py "$T/out" 'd["outside"] == 4 * 24 and d["ndiff"] == 96 and d["width"] == 36 and d["size_b"] == [36, 24, 3]'
-expect_rc 0 "--allow-size-mismatch with a budget" -- compare "$A" "$T/wide.png" --allow-size-mismatch --max-diff-pixels 96
-expect_rc 3 "channels differ even with --allow-size-mismatch (abs)" -- compare "$A" "$T/g.png" --allow-size-mismatch
+run_expect 0 "--allow-size-mismatch with a budget" -- compare "$A" "$T/wide.png" --allow-size-mismatch --max-diff-pixels 96
+run_expect 3 "channels differ even with --allow-size-mismatch (abs)" -- compare "$A" "$T/g.png" --allow-size-mismatch
 
 # ---- difference images (yiq: RGBA)
-expect_rc 2 "yiq --diff" -- compare "$A" "$T/block.png" --metric yiq --diff "$T/dy.png"
+run_expect 2 "yiq --diff" -- compare "$A" "$T/block.png" --metric yiq --diff "$T/dy.png"
 "$V" stats "$T/dy.png" --json >"$T/s" 2>/dev/null
 check "yiq diff: 32x24 RGBA" py "$T/s" 'd["width"] == 32 and d["channels"] == 4'
 
 # ---- usage
-expect_rc 4 "a directory and a file" -- compare "$T" "$A"
-expect_rc 4 "--junit with two images" -- compare "$A" "$A" --junit "$T/j.xml"
-expect_rc 4 "--server with files" -- compare --server "$A" "$A"
-expect_rc 4 "three positionals" -- compare "$A" "$A" "$A"
+run_expect 4 "a directory and a file" -- compare "$T" "$A"
+run_expect 4 "--junit with two images" -- compare "$A" "$A" --junit "$T/j.xml"
+run_expect 4 "--server with files" -- compare --server "$A" "$A"
+run_expect 4 "three positionals" -- compare "$A" "$A" "$A"
 "$V" compare --help >"$T/help" 2>&1
 for o in --ignore --mask --max-diff-pixels --max-diff-ratio --metric --threshold --aa --allow-size-mismatch --fail-on-new --junit --report --server; do
     check "--help lists $o" grep -q -- "$o" "$T/help"
@@ -169,28 +159,28 @@ cp "$A" "$Ac/new.png"
 weird='q&<>"'"'"'x.png'
 cp "$A" "$E/$weird" && cp "$T/faint.png" "$Ac/$weird"
 cp "$A" "$E/notes.txt" # not an image: left out
-expect_rc 2 "directories: worst pair FAILURE" -- compare "$E" "$Ac"
+run_expect 2 "directories: worst pair FAILURE" -- compare "$E" "$Ac"
 check "directories: summary line" grep -q "^FAILURE: 6 pairs: 2 passed (1 identical files), 0 warnings, 2 failed, 0 size/channel mismatches, 0 errors; 1 new.*1 missing" "$T/out"
 check "directories: new and missing said" grep -q "^NEW *new.png" "$T/out"
 check "directories: missing said" grep -q "^MISSING *gone.png" "$T/out"
-expect_rc 2 "directories --json" -- compare "$E" "$Ac" --json
+run_expect 2 "directories --json" -- compare "$E" "$Ac" --json
 check "directories --json: objects in order, then the summary" py "$T/out" '[x.get("name") for x in L[:-1]] == ["gone.png", "new.png", "q&<>\"'"'"'x.png", "repacked.png", "same.png", "sub dir/block.png"] and [x["verdict"] for x in L[:-1]] == ["MISSING", "NEW", "FAILURE", "PASS", "PASS", "FAILURE"] and L[-1]["summary"]["pairs"] == 6 and L[-1]["summary"]["exit_code"] == 2 and L[-1]["summary"]["identical"] == 1 and L[-1]["summary"]["new"] == 1 and L[-1]["summary"]["missing"] == 1 and L[4]["identical"] is True and L[3]["identical"] is False'
 rm "$E/gone.png" "$E/$weird" "$Ac/$weird" "$Ac/sub dir/block.png" "$E/sub dir/block.png"
-expect_rc 0 "directories: a new file passes" -- compare "$E" "$Ac"
-expect_rc 2 "directories: --fail-on-new" -- compare "$E" "$Ac" --fail-on-new --json
+run_expect 0 "directories: a new file passes" -- compare "$E" "$Ac"
+run_expect 2 "directories: --fail-on-new" -- compare "$E" "$Ac" --fail-on-new --json
 check "--fail-on-new: NEW exits 2" py "$T/out" 'L[0]["verdict"] == "NEW" and L[0]["exit_code"] == 2 and L[-1]["summary"]["fail_on_new"] is True'
 rm "$Ac/new.png"
 cp "$T/faint.png" "$Ac/same.png"
-expect_rc 1 "directories: worst pair WARNING" -- compare "$E" "$Ac" --fail 1 --warn 0
+run_expect 1 "directories: worst pair WARNING" -- compare "$E" "$Ac" --fail 1 --warn 0
 cp "$T/wide.png" "$Ac/same.png"
-expect_rc 3 "directories: worst pair MISMATCH" -- compare "$E" "$Ac"
+run_expect 3 "directories: worst pair MISMATCH" -- compare "$E" "$Ac"
 cp "$T/broken.png" "$Ac/repacked.png"
-expect_rc 4 "directories: worst pair ERROR" -- compare "$E" "$Ac" --json
+run_expect 4 "directories: worst pair ERROR" -- compare "$E" "$Ac" --json
 check "directories: error object and line" py "$T/out" 'any(x.get("verdict") == "ERROR" and "repacked.png" in x["error"] for x in L)'
 check "directories: error on stderr names the file" grep -q "^vkimg: .*repacked.png" "$T/err"
-expect_rc 4 "directories: no images at all" -- compare "$T/sub-none-a" "$T/sub-none-b"
+run_expect 4 "directories: no images at all" -- compare "$T/sub-none-a" "$T/sub-none-b"
 mkdir -p "$T/empty1" "$T/empty2"
-expect_rc 4 "directories: both empty" -- compare "$T/empty1" "$T/empty2"
+run_expect 4 "directories: both empty" -- compare "$T/empty1" "$T/empty2"
 
 # ---- directories: --diff DIR, --junit (escaped, parsed), --report files
 rm -rf "$E" "$Ac"
@@ -200,7 +190,7 @@ cp "$A" "$E/s/bad.png" && cp "$T/block.png" "$Ac/s/bad.png"
 cp "$A" "$E/$weird" && cp "$T/block.png" "$Ac/$weird"
 cp "$A" "$E/only-e.png"
 cp "$A" "$Ac/only-a.png"
-expect_rc 2 "directories --diff --junit --report" -- compare "$E" "$Ac" --metric yiq --diff "$T/diffs" --junit "$T/junit.xml" --report "$T/report"
+run_expect 2 "directories --diff --junit --report" -- compare "$E" "$Ac" --metric yiq --diff "$T/diffs" --junit "$T/junit.xml" --report "$T/report"
 check "--diff DIR: failing pair's image" test -s "$T/diffs/s/bad.png"
 check "--diff DIR: odd name's image" test -s "$T/diffs/$weird"
 check "--diff DIR: none for a passing pair" test ! -e "$T/diffs/ok.png"
@@ -222,7 +212,7 @@ check "--report: the failing pair's three images" test -s "$T/report/img/4-expec
 check "--report: no network resource" bash -c "! grep -Eiq '(src|href)=\"(https?:)?//' '$T/report/index.html'"
 check "--report: the odd name escaped" grep -q 'q&amp;&lt;&gt;&quot;&#39;x.png' "$T/report/index.html"
 check "--report: no temporary files left" bash -c "! ls -A '$T/report' '$T/report/img' '$T/diffs' | grep -q '\.tmp$'"
-expect_rc 4 "--diff DIR that is a file" -- compare "$E" "$Ac" --diff "$A"
+run_expect 4 "--diff DIR that is a file" -- compare "$E" "$Ac" --diff "$A"
 
 # ---- --server
 cat >"$T/req" <<EOF

@@ -10,16 +10,6 @@ V=${1:?usage: test_stats_cli.sh /path/to/vkimg}
 T=$(mktemp -d "${TMPDIR:-/tmp}/vkimg-stats-cli.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 check() { check_run "$@"; }
-# expect_rc WANT DESCRIPTION -- vkimg ARGS... (stdout -> $T/out, stderr -> $T/err)
-expect_rc() {
-    local want=$1 d=$2
-    shift 3
-    "$V" "$@" >"$T/out" 2>"$T/err"
-    local rc=$?
-    if [ "$rc" -eq "$want" ]; then ok; else
-        bad "$d: exit $rc, want $want ($(head -c 300 "$T/err"))"
-    fi
-}
 have_python=0
 command -v python3 >/dev/null 2>&1 && have_python=1
 json_ok() { # json_ok FILE PYTHON-EXPR-ON-d (grep fallback: FIELD)
@@ -72,88 +62,88 @@ if [ $? -ne 0 ] || [ ! -s "$T/b.png" ] || [ ! -s "$T/a16.png" ]; then
 fi
 
 # ---- stats
-expect_rc 0 "stats text" -- stats "$T/a.png"
+run_expect 0 "stats text" -- stats "$T/a.png"
 check "stats text: size line" grep -q "24 x 16, 3 channels, 8-bit (u8)" "$T/out"
 check "stats text: units said" grep -q "raw 8-bit sample values" "$T/out"
 check "stats text: channel rows" grep -qE "^B +[0-9]+ +[0-9]+ +[0-9]+ " "$T/out"
-expect_rc 0 "stats --json" -- stats "$T/a.png" --json
+run_expect 0 "stats --json" -- stats "$T/a.png" --json
 check "stats --json: schema" json_ok "$T/out" \
     'd["version"] == 1 and d["width"] == 24 and d["height"] == 16 and d["channels"] == 3 and d["format"] == "u8" and len(d["channels_stats"]) == 3 and all(k in d["channels_stats"][0] for k in ("min", "max", "sum", "mean", "stddev")) and "histogram" not in d["channels_stats"][0] and isinstance(d["channels_stats"][0]["sum"], int)'
-expect_rc 0 "stats --json --histogram" -- stats "$T/a.png" --json --histogram
+run_expect 0 "stats --json --histogram" -- stats "$T/a.png" --json --histogram
 check "stats --json --histogram: 256 bins summing to the pixels" json_ok "$T/out" \
     'all(len(c["histogram"]) == 256 and sum(c["histogram"]) == 24 * 16 for c in d["channels_stats"])'
-expect_rc 0 "stats --histogram text" -- stats "$T/a.png" --histogram
+run_expect 0 "stats --histogram text" -- stats "$T/a.png" --histogram
 check "stats --histogram text" grep -q "histogram 256 bins" "$T/out"
-expect_rc 0 "stats 16-bit" -- stats "$T/a16.png" --json
+run_expect 0 "stats 16-bit" -- stats "$T/a16.png" --json
 check "stats 16-bit: u16" json_ok "$T/out" 'd["format"] == "u16" and d["channels_stats"][0]["max"] > 255'
 # the 16-bit copy (v * 257) has the same normalized mean as the 8-bit one
 "$V" stats "$T/a.png" --json >"$T/s8" 2>/dev/null
 check "stats: u8 and u16 (v*257) give the same normalized mean" json_ok "$T/out" \
     "abs(d['channels_stats'][1]['mean'] - json.load(open('$T/s8'))['channels_stats'][1]['mean']) < 1e-12"
-expect_rc 0 "stats --timing" -- stats "$T/a.png" --timing
+run_expect 0 "stats --timing" -- stats "$T/a.png" --timing
 check "stats --timing on stderr" grep -q "total" "$T/err"
-expect_rc 0 "stats --validate" -- stats "$T/g.png" --validate
-expect_rc 2 "stats without input" -- stats
-expect_rc 2 "stats unknown option" -- stats "$T/a.png" --bogus
-expect_rc 2 "stats two inputs" -- stats "$T/a.png" "$T/b.png"
-expect_rc 1 "stats missing file" -- stats "$T/nope.png"
+run_expect 0 "stats --validate" -- stats "$T/g.png" --validate
+run_expect 2 "stats without input" -- stats
+run_expect 2 "stats unknown option" -- stats "$T/a.png" --bogus
+run_expect 2 "stats two inputs" -- stats "$T/a.png" "$T/b.png"
+run_expect 1 "stats missing file" -- stats "$T/nope.png"
 check "stats missing file: one-line message" grep -q "^vkimg: " "$T/err"
 
 # ---- compare: exit codes
-expect_rc 0 "compare identical" -- compare "$T/a.png" "$T/a.png"
+run_expect 0 "compare identical" -- compare "$T/a.png" "$T/a.png"
 check "compare identical: PASS" grep -qx "PASS" "$T/out"
 check "compare identical: PSNR inf" grep -q "Peak SNR = inf" "$T/out"
-expect_rc 0 "compare u8 vs u16 of the same picture" -- compare "$T/a.png" "$T/a16.png"
-expect_rc 2 "compare blurred (default thresholds)" -- compare "$T/a.png" "$T/b.png"
+run_expect 0 "compare u8 vs u16 of the same picture" -- compare "$T/a.png" "$T/a16.png"
+run_expect 2 "compare blurred (default thresholds)" -- compare "$T/a.png" "$T/b.png"
 check "compare blurred: FAILURE" grep -qx "FAILURE" "$T/out"
-expect_rc 1 "compare blurred, only warn" -- compare "$T/a.png" "$T/b.png" --fail 1 --warn 1e-6
+run_expect 1 "compare blurred, only warn" -- compare "$T/a.png" "$T/b.png" --fail 1 --warn 1e-6
 check "compare warn: WARNING" grep -qx "WARNING" "$T/out"
-expect_rc 0 "compare blurred, percents 100" -- compare "$T/a.png" "$T/b.png" --failpercent 100 --warnpercent 100
-expect_rc 2 "compare blurred, hardfail" -- compare "$T/a.png" "$T/b.png" --failpercent 100 --warnpercent 100 --hardfail 0.001
-expect_rc 1 "compare blurred, hardwarn" -- compare "$T/a.png" "$T/b.png" --failpercent 100 --warnpercent 100 --hardwarn 0.001
-expect_rc 3 "compare different sizes" -- compare "$T/a.png" "$T/small.png"
+run_expect 0 "compare blurred, percents 100" -- compare "$T/a.png" "$T/b.png" --failpercent 100 --warnpercent 100
+run_expect 2 "compare blurred, hardfail" -- compare "$T/a.png" "$T/b.png" --failpercent 100 --warnpercent 100 --hardfail 0.001
+run_expect 1 "compare blurred, hardwarn" -- compare "$T/a.png" "$T/b.png" --failpercent 100 --warnpercent 100 --hardwarn 0.001
+run_expect 3 "compare different sizes" -- compare "$T/a.png" "$T/small.png"
 check "compare mismatch: both sizes in the message" grep -q "24x16.*20x16" "$T/err"
-expect_rc 3 "compare different channels" -- compare "$T/a.png" "$T/g.png"
-expect_rc 3 "compare mismatch --json" -- compare "$T/a.png" "$T/small.png" --json
+run_expect 3 "compare different channels" -- compare "$T/a.png" "$T/g.png"
+run_expect 3 "compare mismatch --json" -- compare "$T/a.png" "$T/small.png" --json
 check "compare mismatch --json" json_ok "$T/out" 'd["verdict"] == "MISMATCH" and d["exit_code"] == 3'
-expect_rc 4 "compare missing file" -- compare "$T/a.png" "$T/nope.png"
-expect_rc 4 "compare one image" -- compare "$T/a.png"
-expect_rc 4 "compare unknown option" -- compare "$T/a.png" "$T/b.png" --bogus
-expect_rc 4 "compare bad number" -- compare "$T/a.png" "$T/b.png" --fail abc
-expect_rc 4 "compare bad percent" -- compare "$T/a.png" "$T/b.png" --failpercent 101
-expect_rc 4 "compare --diff-on-fail without --diff" -- compare "$T/a.png" "$T/b.png" --diff-on-fail
-expect_rc 4 "compare --diff unknown extension" -- compare "$T/a.png" "$T/b.png" --diff "$T/d.xyz"
-expect_rc 4 "compare --diff into a missing directory" -- compare "$T/a.png" "$T/b.png" --diff "$T/no/dir/d.png"
+run_expect 4 "compare missing file" -- compare "$T/a.png" "$T/nope.png"
+run_expect 4 "compare one image" -- compare "$T/a.png"
+run_expect 4 "compare unknown option" -- compare "$T/a.png" "$T/b.png" --bogus
+run_expect 4 "compare bad number" -- compare "$T/a.png" "$T/b.png" --fail abc
+run_expect 4 "compare bad percent" -- compare "$T/a.png" "$T/b.png" --failpercent 101
+run_expect 4 "compare --diff-on-fail without --diff" -- compare "$T/a.png" "$T/b.png" --diff-on-fail
+run_expect 4 "compare --diff unknown extension" -- compare "$T/a.png" "$T/b.png" --diff "$T/d.xyz"
+run_expect 4 "compare --diff into a missing directory" -- compare "$T/a.png" "$T/b.png" --diff "$T/no/dir/d.png"
 
 # ---- compare: JSON, SSIM, timing
-expect_rc 0 "compare identical --json --ssim" -- compare "$T/a.png" "$T/a.png" --json --ssim
+run_expect 0 "compare identical --json --ssim" -- compare "$T/a.png" "$T/a.png" --json --ssim
 check "compare --json identical" json_ok "$T/out" \
     'd["version"] == 1 and d["verdict"] == "PASS" and d["exit_code"] == 0 and d["psnr"] is None and d["mae"] == 0 and abs(d["ssim"] - 1) < 1e-6 and d["diff"] is None'
-expect_rc 2 "compare --json blurred" -- compare "$T/a.png" "$T/b.png" --json
+run_expect 2 "compare --json blurred" -- compare "$T/a.png" "$T/b.png" --json
 check "compare --json blurred" json_ok "$T/out" \
     'd["verdict"] == "FAILURE" and d["exit_code"] == 2 and d["nfail"] > 0 and 0 < d["pct_fail"] <= 100 and d["psnr"] > 0 and d["max_error"] > 0 and d["ssim"] is None and d["hardfail"] is None'
-expect_rc 2 "compare --ssim --timing" -- compare "$T/a.png" "$T/b.png" --ssim --timing
+run_expect 2 "compare --ssim --timing" -- compare "$T/a.png" "$T/b.png" --ssim --timing
 check "compare --ssim prints SSIM" grep -q "SSIM = 0\." "$T/out"
 check "compare --timing on stderr" grep -q "ssim (GPU)" "$T/err"
-expect_rc 0 "compare --validate" -- compare "$T/a.png" "$T/a.png" --validate --ssim
+run_expect 0 "compare --validate" -- compare "$T/a.png" "$T/a.png" --validate --ssim
 
 # ---- difference images
-expect_rc 2 "compare --diff" -- compare "$T/a.png" "$T/b.png" --diff "$T/d1.png" --scale 4
+run_expect 2 "compare --diff" -- compare "$T/a.png" "$T/b.png" --diff "$T/d1.png" --scale 4
 check "--diff writes the file" test -s "$T/d1.png"
-expect_rc 0 "stats of the diff image" -- stats "$T/d1.png" --json
+run_expect 0 "stats of the diff image" -- stats "$T/d1.png" --json
 check "diff image: 24x16x3 u8" json_ok "$T/out" 'd["width"] == 24 and d["channels"] == 3 and d["format"] == "u8" and d["channels_stats"][0]["max"] > 0'
-expect_rc 0 "compare identical --diff" -- compare "$T/a.png" "$T/a.png" --diff "$T/d0.png"
-expect_rc 0 "identical diff is all zero" -- stats "$T/d0.png" --json
+run_expect 0 "compare identical --diff" -- compare "$T/a.png" "$T/a.png" --diff "$T/d0.png"
+run_expect 0 "identical diff is all zero" -- stats "$T/d0.png" --json
 check "identical diff: max 0" json_ok "$T/out" 'all(c["max"] == 0 for c in d["channels_stats"])'
-expect_rc 0 "--diff-on-fail when passing" -- compare "$T/a.png" "$T/a.png" --diff "$T/d2.png" --diff-on-fail
+run_expect 0 "--diff-on-fail when passing" -- compare "$T/a.png" "$T/a.png" --diff "$T/d2.png" --diff-on-fail
 check "--diff-on-fail: no file when passing" test ! -e "$T/d2.png"
-expect_rc 1 "--diff-on-fail on a warning" -- compare "$T/a.png" "$T/b.png" --fail 1 --diff "$T/d3.png" --diff-on-fail
+run_expect 1 "--diff-on-fail on a warning" -- compare "$T/a.png" "$T/b.png" --fail 1 --diff "$T/d3.png" --diff-on-fail
 check "--diff-on-fail: no file on a warning" test ! -e "$T/d3.png"
-expect_rc 2 "--diff-on-fail when failing" -- compare "$T/a.png" "$T/b.png" --diff "$T/d4.png" --diff-on-fail
+run_expect 2 "--diff-on-fail when failing" -- compare "$T/a.png" "$T/b.png" --diff "$T/d4.png" --diff-on-fail
 check "--diff-on-fail: file when failing" test -s "$T/d4.png"
-expect_rc 3 "--diff on a mismatch" -- compare "$T/a.png" "$T/small.png" --diff "$T/d5.png"
+run_expect 3 "--diff on a mismatch" -- compare "$T/a.png" "$T/small.png" --diff "$T/d5.png"
 check "no diff file after a mismatch" test ! -e "$T/d5.png"
-expect_rc 4 "--diff with a missing input" -- compare "$T/a.png" "$T/nope.png" --diff "$T/d6.png"
+run_expect 4 "--diff with a missing input" -- compare "$T/a.png" "$T/nope.png" --diff "$T/d6.png"
 check "no diff file after an error" test ! -e "$T/d6.png"
 # nothing but the files named above is left in the directory (no temporaries)
 extra=$(cd "$T" && ls -A | grep -vxE 'a\.ppm|small\.ppm|g\.pgm|a16\.ppm|a\.png|b\.png|small\.png|g\.png|a16\.png|d[014]\.png|out|err|s8')
