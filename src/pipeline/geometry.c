@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_SIDE (1 << 24) /* the largest side an op may produce (the decoders' limit too) */
@@ -74,8 +75,10 @@ int vki_geo_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why,
             w = 100;
         if (h < 0)
             h = w;
-        if (!(w > 0) || !(h > 0) || w > 1e6 || h > 1e6)
-            return fail(why, wn, "percentages must be above 0 and at most 1000000");
+        /* below 100 / 2^24 % every side is 1 pixel: 0.000001 loses nothing, and keeps
+         * the canonical text (vki_geo_format) short and parseable */
+        if (!(w >= 1e-6) || !(h >= 1e-6) || w > 1e6 || h > 1e6)
+            return fail(why, wn, "percentages must be at least 0.000001 and at most 1000000");
     } else {
         if ((w >= 0 && (w != floor(w) || w < 1)) || (h >= 0 && (h != floor(h) || h < 1)))
             return fail(why, wn, "sizes are whole numbers of pixels, at least 1");
@@ -88,14 +91,36 @@ int vki_geo_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why,
     return 0;
 }
 
+/* v (> 0, at most 10 significant digits kept) as the parser reads it: digits and a
+ * fraction, never an exponent (%g writes 1e-06 below 0.0001). */
+static void geo_number(double v, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.10g", v);
+    char *e = strchr(buf, 'e');
+    if (!e || v >= 1)
+        return;
+    char m[24];
+    snprintf(m, sizeof m, "%.9e", v); /* d.ddddddddde-XX */
+    const int zeros = -atoi(strchr(m, 'e') + 1) - 1;
+    char digits[16];
+    size_t k = 0;
+    for (const char *c = m; *c && *c != 'e' && k < 10; c++)
+        if (*c >= '0' && *c <= '9')
+            digits[k++] = *c;
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    digits[k] = 0;
+    snprintf(buf, n, "0.%.*s%.10s", zeros < 0 ? 0 : zeros > 30 ? 30 : zeros, "000000000000000000000000000000", digits);
+}
+
 void vki_geo_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n)
 {
     int flags = (int)x[VKI_GEO_FLAGS];
-    char w[40] = "", h[40] = "";
+    char w[48] = "", h[48] = "";
     if (x[VKI_GEO_W] > 0)
-        snprintf(w, sizeof w, "%.10g", x[VKI_GEO_W]);
+        geo_number(x[VKI_GEO_W], w, sizeof w);
     if (x[VKI_GEO_H] > 0)
-        snprintf(h, sizeof h, "%.10g", x[VKI_GEO_H]);
+        geo_number(x[VKI_GEO_H], h, sizeof h);
     if ((flags & VKI_GEO_PERCENT) && x[VKI_GEO_W] == x[VKI_GEO_H])
         h[0] = 0;
     snprintf(buf, n, "%s%s%s%s%s%s%s%s", w, ((flags & VKI_GEO_PERCENT) && !h[0]) || (flags & VKI_GEO_NOX) ? "" : "x", h,
