@@ -133,6 +133,8 @@ int cli_write_with(const char *path, int (*fn)(FILE *f, void *user), void *user,
 
 void json_str(FILE *f, const char *s);
 void json_num(FILE *f, double v);
+/* ", \"key\": " and the number (json_num): a field after the first of an object */
+void json_field(FILE *f, const char *key, double v);
 
 /* ---------------------------------------------------------------- timing */
 

@@ -95,40 +95,27 @@ void cmp_print_json(const cmp_cfg *cfg, const cmp_pair *p, FILE *f)
               "\"max_channel\": null",
               f);
     } else {
-        fputs(", \"mae\": ", f);
-        json_num(f, r->mae);
-        fputs(", \"rmse\": ", f);
-        json_num(f, r->rmse);
-        fputs(", \"psnr\": ", f);
-        json_num(f, r->psnr);
-        fputs(", \"max_error\": ", f);
-        json_num(f, r->max_err);
+        json_field(f, "mae", r->mae);
+        json_field(f, "rmse", r->rmse);
+        json_field(f, "psnr", r->psnr);
+        json_field(f, "max_error", r->max_err);
         fprintf(f, ", \"max_x\": %d, \"max_y\": %d, \"max_channel\": %d", r->max_x, r->max_y, r->max_c);
     }
-    fputs(", \"fail\": ", f);
-    json_num(f, o->fail);
-    fputs(", \"failpercent\": ", f);
-    json_num(f, o->failpercent);
-    fputs(", \"hardfail\": ", f);
-    json_num(f, o->hardfail);
-    fputs(", \"warn\": ", f);
-    json_num(f, o->warn);
-    fputs(", \"warnpercent\": ", f);
-    json_num(f, o->warnpercent);
-    fputs(", \"hardwarn\": ", f);
-    json_num(f, o->hardwarn);
+    json_field(f, "fail", o->fail);
+    json_field(f, "failpercent", o->failpercent);
+    json_field(f, "hardfail", o->hardfail);
+    json_field(f, "warn", o->warn);
+    json_field(f, "warnpercent", o->warnpercent);
+    json_field(f, "hardwarn", o->hardwarn);
     uint64_t total = r->compared + r->outside;
     uint64_t nfail = yiq ? r->ndiff : r->nfail, nwarn = yiq ? r->ndiff : r->nwarn;
     fputs(", \"nfail\": ", f);
     json_u64(f, nfail);
-    fputs(", \"pct_fail\": ", f);
-    json_num(f, yiq ? (total ? 100.0 * (double)nfail / (double)total : 0) : r->pct_fail);
+    json_field(f, "pct_fail", yiq ? (total ? 100.0 * (double)nfail / (double)total : 0) : r->pct_fail);
     fputs(", \"nwarn\": ", f);
     json_u64(f, nwarn);
-    fputs(", \"pct_warn\": ", f);
-    json_num(f, yiq ? (total ? 100.0 * (double)nwarn / (double)total : 0) : r->pct_warn);
-    fputs(", \"ssim\": ", f);
-    json_num(f, o->ssim ? r->ssim : NAN);
+    json_field(f, "pct_warn", yiq ? (total ? 100.0 * (double)nwarn / (double)total : 0) : r->pct_warn);
+    json_field(f, "ssim", o->ssim ? r->ssim : NAN);
     fprintf(f, ", \"verdict\": \"%s\", \"exit_code\": %d, \"diff\": ", cmp_verdict_word(p), p->code);
     json_path(f, p->diff_written ? p->diff_out : NULL);
     fprintf(f, ", \"identical\": %s, \"metric\": \"%s\", \"threshold\": ", ident ? "true" : "false",
@@ -150,10 +137,8 @@ void cmp_print_json(const cmp_cfg *cfg, const cmp_pair *p, FILE *f)
     json_u64(f, r->ignored);
     fputs(", \"outside\": ", f);
     json_u64(f, r->outside);
-    fputs(", \"diff_ratio\": ", f);
-    json_num(f, r->diff_ratio);
-    fputs(", \"diff_percentage\": ", f);
-    json_num(f, r->pixels ? 100.0 * (double)r->ndiff / (double)r->pixels : 0);
+    json_field(f, "diff_ratio", r->diff_ratio);
+    json_field(f, "diff_percentage", r->pixels ? 100.0 * (double)r->ndiff / (double)r->pixels : 0);
     fputs(", \"max_diff_pixels\": ", f);
     json_budget(f, o->max_diff_pixels);
     fputs(", \"max_diff_ratio\": ", f);

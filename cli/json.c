@@ -24,3 +24,9 @@ void json_num(FILE *f, double v)
     else
         fputs("null", f);
 }
+
+void json_field(FILE *f, const char *key, double v)
+{
+    fprintf(f, ", \"%s\": ", key);
+    json_num(f, v);
+}

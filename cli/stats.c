@@ -136,30 +136,21 @@ static int run(int argc, char **argv)
                im.w, im.h, im.c, fmt, depth, npx);
         for (int c = 0; c < im.c; c++) {
             const vkimg_channel_stats *s = &st->ch[c];
-            printf("%s{\"channel\": %d, \"name\": \"%s\", ", c ? ", " : "", c, chan_name(c, im.c));
+            printf("%s{\"channel\": %d, \"name\": \"%s\"", c ? ", " : "", c, chan_name(c, im.c));
             if (isint) {
-                printf("\"min\": %.0f, \"max\": %.0f, \"sum\": %llu, \"sum_squares\": %llu, ", s->min * L, s->max * L,
+                printf(", \"min\": %.0f, \"max\": %.0f, \"sum\": %llu, \"sum_squares\": %llu", s->min * L, s->max * L,
                        (unsigned long long)s->isum, (unsigned long long)s->isumsq);
             } else {
-                fputs("\"min\": ", stdout);
-                json_num(stdout, s->min);
-                fputs(", \"max\": ", stdout);
-                json_num(stdout, s->max);
-                fputs(", \"sum\": ", stdout);
-                json_num(stdout, s->sum);
-                fputs(", \"sum_squares\": ", stdout);
+                json_field(stdout, "min", s->min);
+                json_field(stdout, "max", s->max);
+                json_field(stdout, "sum", s->sum);
                 double m2 = s->stddev * s->stddev + s->mean * s->mean;
-                json_num(stdout, m2 * (double)npx);
-                fputs(", ", stdout);
+                json_field(stdout, "sum_squares", m2 * (double)npx);
             }
-            fputs("\"mean\": ", stdout);
-            json_num(stdout, s->mean);
-            fputs(", \"stddev\": ", stdout);
-            json_num(stdout, s->stddev);
-            fputs(", \"mean_raw\": ", stdout);
-            json_num(stdout, s->mean * L);
-            fputs(", \"stddev_raw\": ", stdout);
-            json_num(stdout, s->stddev * L);
+            json_field(stdout, "mean", s->mean);
+            json_field(stdout, "stddev", s->stddev);
+            json_field(stdout, "mean_raw", s->mean * L);
+            json_field(stdout, "stddev_raw", s->stddev * L);
             if (hist) {
                 fputs(", \"histogram\": [", stdout);
                 for (int b = 0; b < 256; b++)
