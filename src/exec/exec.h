@@ -125,6 +125,7 @@ typedef struct vki_step {
     const VkDeviceAddress *outs;
     const int *outs_w, *outs_h;
     bool in_packed_rgb8_words; /* in is 4-byte aligned and padded to 12 bytes */
+    bool in_u8_words;    /* in is u8, 4-byte aligned and padded to whole words (may be read as words) */
     uint32_t levels;     /* integer levels of the pipeline's input: 255, or 65535 for 16-bit
                             (ops with exact integer arithmetic quantize to these) */
 } vki_step;

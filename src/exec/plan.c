@@ -111,6 +111,7 @@ int vki_plan_record(vki_plan *pl, vki_run *run)
             .outs_w = last ? sh->out_w : NULL,
             .outs_h = last ? sh->out_h : NULL,
             .in_packed_rgb8_words = i == 0 && pl->in_fmt == VKIMG_U8 && sh->c[0] == 3,
+            .in_u8_words = i == 0 && pl->in_fmt == VKIMG_U8,
             .levels = pl->in_fmt == VKIMG_U16 ? 65535u : 255u,
         };
         int rc = op->desc->record(rec, &s);

@@ -90,6 +90,7 @@ static int record_mipmaps(vki_rec *r, const vki_step *s)
         t.in_c = s->out_c;
         t.in_fmt = s->out_fmt;
         t.in_packed_rgb8_words = false;
+        t.in_u8_words = false;
         t.out = s->outs[k];
         t.out_w = s->outs_w[k];
         t.out_h = s->outs_h[k];

@@ -76,7 +76,10 @@ int gh_main(const char *name, const gh_suite *suites, size_t nsuites)
         return t_skip_no_device(e.msg);
     printf("device: %s\n", vkimg_ctx_device_desc(ctx));
 
+    const char *only = getenv("VKIMG_TEST_SUITE"); /* run one suite (by hand; never in CI) */
     for (size_t i = 0; i < nsuites; i++) {
+        if (only && *only && strcmp(only, suites[i].name))
+            continue;
         double ts = gh_now(), cs = cpu_s();
         int r0 = gh_runs, k0 = gh_pipelines, vm0 = vkimg_ctx_validation_messages(ctx);
         suites[i].fn(ctx);
