@@ -191,63 +191,19 @@ typedef struct resize_push {
 #define ROWS_TW 64  /* the rows pass's outputs per workgroup */
 #define SMALL_OUT_PX (256 * 256) /* outputs this small take the fused path on GPUs */
 
-/* Pass 5's tile: TW x TH outputs, RB pre-shrunk rows per batch, and the shared
- * memory it needs (floats and words of 4 bytes). */
-typedef struct tile_plan {
-    uint32_t tw, th, rb, scols, srows, raww;
-} tile_plan;
-
-static uint64_t tile_bytes(const tile_plan *t, int c, int kx, int ky, uint32_t tx, uint32_t ty)
-{
-    return 4ull * ((uint64_t)t->rb * (uint64_t)ky * t->raww + (uint64_t)t->rb * t->scols * (uint64_t)c +
-                   (uint64_t)t->srows * t->tw * (uint64_t)c + (uint64_t)t->tw * tx + (uint64_t)t->th * ty);
-}
-
-/* The tile for pw x ph (pre-shrunk) -> ow x oh with tx, ty taps: false where it
- * does not fit shared memory even one row per batch. A run of n outputs reaches
- * at most ceil((n - 1) s) + 1 + T positions of its axis (starts grow by at most
- * ceil(s) from one output to the next, and by (n - 1) s + 1 over n - 1). */
-static bool plan_tile(const vki_gpu *g, int c, int kx, int ky, int pw, int ph, int ow, int oh, uint32_t tx,
-                      uint32_t ty, tile_plan *t)
-{
-    t->tw = 32;
-    t->th = 32;
-    t->rb = 4;
-    const char *ev = getenv("VKIMG_RESIZE_TILE");
-    unsigned a, b, r;
-    if (ev && sscanf(ev, "%ux%ux%u", &a, &b, &r) == 3 && a && b && r && a * b <= 4096 && r <= 64) {
-        t->tw = a;
-        t->th = b;
-        t->rb = r;
-    }
-    t->scols = (uint32_t)ceil((t->tw - 1) * ((double)pw / ow)) + tx + 2;
-    t->srows = (uint32_t)ceil((t->th - 1) * ((double)ph / oh)) + ty + 2;
-    t->raww = (uint32_t)((3 + (uint64_t)t->scols * (uint64_t)kx * (uint64_t)c + 3) / 4);
-    while (tile_bytes(t, c, kx, ky, tx, ty) > g->lim.max_shared && t->rb > 1)
-        t->rb /= 2;
-    return tile_bytes(t, c, kx, ky, tx, ty) <= g->lim.max_shared;
-}
-
 /* How the resampling is recorded:
- *   TILE    pass 5 (both axes and the pre-shrink in one dispatch, 8-bit input read
- *           as words through shared memory): GPUs, where the input is the
- *           pipeline's 8-bit image and the tile's rows fit shared memory
  *   ROWS    pass 4 (the pre-shrink folded into the horizontal pass, through shared
- *           memory) then pass 2: other inputs on GPUs (on the H100 8K -> 1/4
- *           Lanczos3 took 0.24 ms as passes 0-1-2 with f32 between them, 0.32 ms
- *           fused)
+ *           memory) then pass 2: GPUs (on the H100 8K -> 1/4 Lanczos3 took 0.24 ms
+ *           as passes 0-1-2 with f32 between them, 0.32 ms fused)
  *   PASSES  pass 0 (pre-shrink), 1, 2: CPU devices (lavapipe)
  *   FUSED   pass 0, then 3 (both axes in one dispatch): small outputs on GPUs
- * VKIMG_RESIZE_PATH=tile|rows|passes|fused overrides (tests, comparisons); a path
- * whose shared memory does not fit (or TILE on other input) falls back to ROWS,
- * then PASSES. VKIMG_RESIZE_TILE=TWxTHxRB sets pass 5's tile and rows per batch. */
-typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS, PATH_TILE } resize_path;
+ * VKIMG_RESIZE_PATH=rows|passes|fused overrides (tests, comparisons); a path whose
+ * shared memory does not fit falls back to PASSES. */
+typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS } resize_path;
 
 static resize_path pick_path(const vki_gpu *g)
 {
     const char *ev = getenv("VKIMG_RESIZE_PATH");
-    if (ev && !strcmp(ev, "tile"))
-        return PATH_TILE;
     if (ev && !strcmp(ev, "rows"))
         return PATH_ROWS;
     if (ev && !strcmp(ev, "passes"))
@@ -257,7 +213,7 @@ static resize_path pick_path(const vki_gpu *g)
     ev = getenv("VKIMG_RESIZE_FUSED"); /* the older switch: 1 fused, 0 passes */
     if (ev && *ev)
         return *ev != '0' ? PATH_FUSED : PATH_PASSES;
-    return g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PATH_PASSES : PATH_TILE;
+    return g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PATH_PASSES : PATH_ROWS;
 }
 
 static bool fits_shared(const vki_gpu *g, uint64_t floats)
@@ -266,7 +222,7 @@ static bool fits_shared(const vki_gpu *g, uint64_t floats)
 }
 
 static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bool pre, uint32_t taps, uint32_t ty,
-                uint32_t srows, bool tmp16, const resize_push *pc, uint32_t nx, uint32_t ny, const tile_plan *tp)
+                uint32_t srows, bool tmp16, const resize_push *pc, uint32_t nx, uint32_t ny)
 {
     vki_spec spec = { 0 };
     uint32_t wy = r->gpu->lim.max_wg_invocations / 16 < 16 ? r->gpu->lim.max_wg_invocations / 16 : 16;
@@ -276,21 +232,7 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
     vki_spec_named(&spec, "PRE", pre);
     vki_spec_named(&spec, "T", taps);
     vki_spec_named(&spec, "TMP16", tmp16);
-    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize", "resize-h",
-                                         "resize-tile" };
-    if (p == 5) {
-        vki_spec_named(&spec, "TY", ty);
-        vki_spec_named(&spec, "TW", tp->tw);
-        vki_spec_named(&spec, "TH", tp->th);
-        vki_spec_named(&spec, "SROWS", tp->srows);
-        vki_spec_named(&spec, "SCOLS", tp->scols);
-        vki_spec_named(&spec, "RB", tp->rb);
-        vki_spec_named(&spec, "KX", pc->kx);
-        vki_spec_named(&spec, "KY", pc->ky);
-        vki_spec_named(&spec, "RAWW", tp->raww);
-        return vki_rec_dispatch(r, names[p], VKI_SPV(resize), &spec, pc, sizeof *pc, (nx + tp->tw - 1) / tp->tw,
-                                (ny + tp->th - 1) / tp->th, 1);
-    }
+    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize", "resize-h" };
     if (p == 4) {
         vki_spec_named(&spec, "TW", ROWS_TW);
         vki_spec_named(&spec, "SROWS", srows);
@@ -335,16 +277,6 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     if ((rc = axis_table(r, rs->filter, pw, ow, FUSED_TW, &wx, &sx, &tx, &reach_x)) ||
         (rc = axis_table(r, rs->filter, ph, oh, FUSED_TH, &wy, &sy, &ty, &reach_y)))
         return rc;
-    if (path == PATH_TILE) {
-        tile_plan tp;
-        if (s->in_u8_words && plan_tile(r->gpu, c, kx, ky, pw, ph, ow, oh, tx, ty, &tp)) {
-            resize_push p5 = { vki_addr_of(src), vki_addr_of(s->out), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w,
-                               (uint32_t)h, (uint32_t)ow, (uint32_t)oh, (uint32_t)kx, (uint32_t)ky, vki_addr_of(wy),
-                               vki_addr_of(sy) };
-            return pass(r, s, rs, 5, false, tx, ty, tp.srows, false, &p5, (uint32_t)ow, (uint32_t)oh, &tp);
-        }
-        path = PATH_ROWS;
-    }
     if (path == PATH_ROWS) {
         /* the reach of ROWS_TW outputs (axis_table's is for FUSED_TW) */
         double sc = (double)pw / ow;
@@ -368,18 +300,18 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
             return rc;
         resize_push p4 = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w,
                            (uint32_t)h, (uint32_t)ow, (uint32_t)oh, (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 } };
-        if ((rc = pass(r, s, rs, 4, false, tx, 1, (uint32_t)reach_rows, tmp16, &p4, (uint32_t)ow, (uint32_t)ph, NULL)))
+        if ((rc = pass(r, s, rs, 4, false, tx, 1, (uint32_t)reach_rows, tmp16, &p4, (uint32_t)ow, (uint32_t)ph)))
             return rc;
         resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)pw,
                            (uint32_t)ph, (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
-        return pass(r, s, rs, 2, false, ty, 1, 1, tmp16, &pv, (uint32_t)ow, (uint32_t)oh, NULL);
+        return pass(r, s, rs, 2, false, ty, 1, 1, tmp16, &pv, (uint32_t)ow, (uint32_t)oh);
     }
     if (kx > 1 || ky > 1) {
         if ((rc = vki_rec_scratch(r, (VkDeviceSize)pw * ph * c * 4, "resize pre-shrunk image", &pre)))
             return rc;
         resize_push pc = { vki_addr_of(src), vki_addr_of(pre), { 0, 0 }, { 0, 0 }, (uint32_t)w, (uint32_t)h, 0, 0,
                            (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 } };
-        if ((rc = pass(r, s, rs, 0, false, 1, 1, 1, false, &pc, (uint32_t)pw, (uint32_t)ph, NULL)))
+        if ((rc = pass(r, s, rs, 0, false, 1, 1, 1, false, &pc, (uint32_t)pw, (uint32_t)ph)))
             return rc;
         src = pre;
         w = pw;
@@ -389,17 +321,17 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     if (path == PATH_FUSED) {
         resize_push pf = { vki_addr_of(src), vki_addr_of(s->out), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w,
                            (uint32_t)h, (uint32_t)ow, (uint32_t)oh, 1, 1, vki_addr_of(wy), vki_addr_of(sy) };
-        return pass(r, s, rs, 3, shrunk, tx, ty, (uint32_t)reach_y, false, &pf, (uint32_t)ow, (uint32_t)oh, NULL);
+        return pass(r, s, rs, 3, shrunk, tx, ty, (uint32_t)reach_y, false, &pf, (uint32_t)ow, (uint32_t)oh);
     }
     if ((rc = vki_rec_scratch(r, (VkDeviceSize)ow * h * c * tmp_sample, "resize intermediate", &tmp)))
         return rc;
     resize_push ph1 = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w, (uint32_t)h,
                         (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
-    if ((rc = pass(r, s, rs, 1, shrunk, tx, 1, 1, tmp16, &ph1, (uint32_t)ow, (uint32_t)h, NULL)))
+    if ((rc = pass(r, s, rs, 1, shrunk, tx, 1, 1, tmp16, &ph1, (uint32_t)ow, (uint32_t)h)))
         return rc;
     resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)w, (uint32_t)h,
                        (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
-    return pass(r, s, rs, 2, false, ty, 1, 1, tmp16, &pv, (uint32_t)ow, (uint32_t)oh, NULL);
+    return pass(r, s, rs, 2, false, ty, 1, 1, tmp16, &pv, (uint32_t)ow, (uint32_t)oh);
 }
 
 static int record_resize(vki_rec *r, const vki_step *s)

@@ -137,7 +137,6 @@ static int record_thumbnail(vki_rec *r, const vki_step *s)
     c.in_c = s->out_c;
     c.in_fmt = VKIMG_F32;
     c.in_packed_rgb8_words = false;
-    c.in_u8_words = false;
     /* vips's centre crop: the slack halved, rounded down */
     int x = (rw - s->out_w) / 2, y = (rh - s->out_h) / 2;
     vki_remap m = vki_crop_remap(x, y);

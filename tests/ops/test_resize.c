@@ -30,7 +30,6 @@
 #define G_FUSED "resize fused pass"
 #define G_PASSES "resize two passes"
 #define G_ROWS "resize rows pass (pre-shrink folded in)"
-#define G_TILE "resize tile pass (8-bit words, one dispatch)"
 #define G_CHAIN "resize in chains"
 
 /* One group per filter (exact definition: fast=false, or factors under 4). */
@@ -346,9 +345,8 @@ static void test_paths(vkimg_ctx *ctx)
         CHECK(made_fused == 0, "'%s' %dx%d c=%d: VKIMG_RESIZE_PATH=passes made the fused kernel", t, cs[i].w,
               cs[i].h, cs[i].c);
         /* every path against the reference, with its default intermediate */
-        static const char *const paths[] = { "fused", "passes", "rows", "tile" },
-                                 *const groups[] = { G_FUSED, G_PASSES, G_ROWS, G_TILE };
-        for (int p = 0; p < 4; p++) {
+        static const char *const paths[] = { "fused", "passes", "rows" }, *const groups[] = { G_FUSED, G_PASSES, G_ROWS };
+        for (int p = 0; p < 3; p++) {
             setenv("VKIMG_RESIZE_PATH", paths[p], 1);
             run_case(ctx, groups[p], t, s, 1, &in, fmts_of(k), -1);
         }
@@ -366,61 +364,6 @@ static void test_paths(vkimg_ctx *ctx)
            "don't fit shared memory: two passes)\n",
            nfused, sizeof cs / sizeof cs[0]);
     CHECK(nfused >= 8, "VKIMG_RESIZE_PATH=fused made the fused kernel in %d cases only", nfused);
-}
-
-/* ---------------------------------------------------------------- tile pass */
-
-static int made_tile;
-
-static void tap_tile(vkimg_log_level lvl, const char *msg)
-{
-    (void)lvl;
-    made_tile += !strncmp(msg, "pipeline resize-tile created", 28);
-}
-
-/* Pass 5 (the GPUs' default for 8-bit input: both axes and the box pre-shrink in
- * one dispatch, the input read as words) against the reference: 1-4 channels,
- * pre-shrink factors 1 to 9 along either axis, partial blocks at the right and
- * bottom edges, linear light, 1xN and Nx1, enlargements; the default tile and
- * small ones (several tiles and row batches on small images, one row a batch). */
-static void test_tile(vkimg_ctx *ctx)
-{
-    static const struct {
-        int w, h, c;
-        const char *geo;
-        ref_filter f;
-        bool linear, fast;
-    } cs[] = {
-        { 1, 1, 1, "9x4!", RF_LANCZOS3, false, false },  { 1, 9, 3, "1x2!", RF_BOX, false, true },
-        { 13, 1, 4, "3x1!", RF_CATROM, false, false },   { 131, 67, 3, "25%", RF_LANCZOS3, false, true },
-        { 600, 530, 1, "33x31!", RF_BOX, false, true },   { 257, 129, 2, "7%", RF_MITCHELL, false, true },
-        { 97, 61, 4, "150%", RF_BILINEAR, false, false }, { 301, 199, 3, "100x50!", RF_LANCZOS2, false, true },
-        { 401, 301, 3, "64x48!", RF_LANCZOS3, false, true }, { 50, 40, 4, "5x4!", RF_NEAREST, false, true },
-        { 17, 300, 2, "5x20!", RF_LANCZOS3, false, true }, { 131, 67, 4, "40x20!", RF_LANCZOS3, true, true },
-        { 203, 101, 3, "20x10!", RF_CATROM, true, true }, { 129, 131, 3, "30x33!", RF_LANCZOS3, false, false },
-    };
-    static const char *const tiles[] = { "32x32x4", "8x4x2", "5x3x1" };
-    gh_log_tap = tap_tile;
-    setenv("VKIMG_RESIZE_PATH", "tile", 1);
-    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
-        setenv("VKIMG_RESIZE_TILE", tiles[t], 1);
-        made_tile = 0;
-        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
-            char txt[160];
-            snprintf(txt, sizeof txt, "resize=%s:filter=%s:linear=%s:fast=%s", cs[i].geo, ref_filter_names[cs[i].f],
-                     cs[i].linear ? "true" : "false", cs[i].fast ? "true" : "false");
-            ref_resize_args a = { cs[i].geo, { cs[i].f, cs[i].linear, cs[i].fast } };
-            ref_step st[] = { RESIZE(&a) };
-            run_rand(ctx, G_TILE, txt, st, 1, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, t == 0 ? FMT_U8 | FMT_F32 : FMT_U8,
-                     -1);
-        }
-        printf("  VKIMG_RESIZE_TILE=%s: the tile kernel made %d times\n", tiles[t], made_tile);
-        /* each case has spec constants of its own (taps, factors, reach): a kernel each */
-        CHECK(made_tile >= 10, "VKIMG_RESIZE_TILE=%s: the tile kernel made %d times only", tiles[t], made_tile);
-    }
-    unsetenv("VKIMG_RESIZE_TILE");
-    unsetenv("VKIMG_RESIZE_PATH");
-    gh_log_tap = NULL;
 }
 
 /* ---------------------------------------------------------------- chains */
@@ -450,7 +393,7 @@ int main(void)
     static const gh_suite suites[] = {
         { "ties", test_ties },       { "unchanged", test_unchanged }, { "paths", test_paths },
         { "filters", test_filters }, { "fast", test_fast },           { "linear", test_linear },
-        { "geometry", test_geometry }, { "chains", test_chains }, { "tile", test_tile },
+        { "geometry", test_geometry }, { "chains", test_chains },
     };
     run_next_seed = 7001;
     ref_alpha_weighted = true; /* colour / alpha is unbounded (negative lobes): ref.h */
