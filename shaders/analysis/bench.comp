@@ -1,7 +1,10 @@
 #version 460
 // bench helpers (not an op): MODE 0 fills a buffer with pseudo-random words
 // (never all zeros: a hash of the index); MODE 1 copies 16-byte vectors between
-// two buffers, the device-copy ceiling bench reports percentages against.
+// two buffers, the device-copy ceiling bench reports percentages against; MODE 2
+// reads 16-byte vectors of a buffer (the time to read an image once), folding
+// them into one word that is written only if it is the seed (never, in practice:
+// but the compiler cannot drop the reads).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
@@ -12,7 +15,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer V4Buf { uve
 
 layout(push_constant) uniform Push {
     uvec2 src, dst;
-    uint n; // words (MODE 0) or vec4s (MODE 1)
+    uint n; // words (MODE 0) or vec4s (MODE 1, 2)
     uint seed;
 } pc;
 
@@ -27,6 +30,15 @@ uint hash(uint x)
 void main()
 {
     uint stride = gl_WorkGroupSize.x * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    if (MODE == 2) {
+        uvec4 acc = uvec4(0u);
+        for (uint i = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < pc.n; i += stride)
+            acc ^= V4Buf(pc.src).v[i];
+        uint x = acc.x ^ acc.y ^ acc.z ^ acc.w;
+        if (x == pc.seed)
+            U32Buf(pc.dst).v[0] = x;
+        return;
+    }
     for (uint i = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < pc.n; i += stride) {
         if (MODE == 0) {
             uint h = hash(i ^ pc.seed);

@@ -6,7 +6,7 @@
 // premultiplied by alpha and in linear light where asked, like resize.comp.
 // A workgroup takes a 64 x 64 square of the input (a 2^LEVELS multiple: enough work
 // for its invocations however few levels halve), writes it as level 0 (in the
-// output format) and makes level 1 from that, keeps each new level's values of
+// output format; not where level 0 is the input itself) and makes level 1 from that, keeps each new level's values of
 // its tile in shared memory for the next, and writes every level once: DRAM sees
 // the input once, and each level once.
 // The levels past these (odd sizes) are resize.comp's business (src/ops/mipmaps.c).
@@ -15,6 +15,7 @@
 
 layout(constant_id = 8) const int LEVELS = 1;  // 1..6
 layout(constant_id = 9) const int LINEAR = 0;
+layout(constant_id = 10) const int WRITE0 = 1; // 0: level 0 is the input itself (nothing to write)
 
 
 layout(push_constant) uniform Push {
@@ -71,7 +72,8 @@ vec4 mean4(vec4 a, vec4 b, vec4 c, vec4 d)
 vec4 level0(uint i)
 {
     vec4 v = load_px(pc.src, i);
-    store_px(pc.lv[0], i, v);
+    if (WRITE0 != 0)
+        store_px(pc.lv[0], i, v);
     return pre(quantized(v));
 }
 

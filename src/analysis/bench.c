@@ -42,13 +42,14 @@ static int bench_dispatch(vki_rec *r, int mode, int floats, VkDeviceAddress src,
     bench_push pc = { vki_addr_of(src), vki_addr_of(dst), n, seed };
     /* a few elements per invocation, grid-stride */
     uint64_t groups = ((uint64_t)n + wg * 4ull - 1) / (wg * 4ull);
-    return vki_rec_dispatch_1d(r, mode ? "bench-copy" : "bench-fill", VKI_SPV(bench), &spec, &pc, sizeof pc,
+    static const char *const names[] = { "bench-fill", "bench-copy", "bench-read" };
+    return vki_rec_dispatch_1d(r, names[mode], VKI_SPV(bench), &spec, &pc, sizeof pc,
                                groups ? groups : 1);
 }
 
 /* One run of one stage of kernels: its GPU time. */
 typedef struct kernels {
-    int mode, floats; /* bench.comp: 0 fill, 1 copy */
+    int mode, floats; /* bench.comp: 0 fill, 1 copy, 2 read */
     VkDeviceAddress src, dst;
     uint32_t n, seed;
 } kernels;
@@ -137,6 +138,10 @@ int vki_bench(vkimg_ctx *ctx, const vkimg_pipeline *p, const vki_bench_opts *o, 
         goto done;
     pl.in = inb.addr;
     for (int k = 0; k < pl.s.nout; k++) {
+        if (k == 0 && pl.out0_is_input) { /* the input as it is: nothing to write */
+            pl.outs[0] = inb.addr;
+            continue;
+        }
         if ((rc = vki_buf_create(g, (pl.out_bytes[k] + 3) / 4 * 4, VKI_MEM_DEVICE, "bench output", &outb[k], e)))
             goto done;
         pl.outs[k] = outb[k].addr;
@@ -196,6 +201,16 @@ int vki_bench(vkimg_ctx *ctx, const vkimg_pipeline *p, const vki_bench_opts *o, 
         r->copy_gbps = r->copy_bytes / (m * 1e-3) / 1e9;
     }
 
+    /* 3b. the input read once (a read-only kernel over its 16-byte vectors), median of 5 */
+    {
+        kernels rd = { 2, 0, inb.addr, cb.addr, (uint32_t)(pl.in_bytes / 16), 0x9e3779b9u };
+        double t[6];
+        for (int i = 0; i < 6; i++)
+            if ((rc = run_kernels(g, &rd, &t[i], e)))
+                goto done;
+        r->read_input_ms = median(t + 1, 5);
+    }
+
     /* 4. the upload of the input and the readback of the output, as an image
      *    goes through them (median of 5) */
     {
@@ -233,7 +248,7 @@ int vki_bench(vkimg_ctx *ctx, const vkimg_pipeline *p, const vki_bench_opts *o, 
             const vki_shape *sh = &pl.s;
             st->bytes = (double)sh->w[i] * sh->h[i] * sh->c[i] * in_size;
             int nout = i == n - 1 ? sh->nout : 1;
-            for (int k = 0; k < nout; k++)
+            for (int k = i == n - 1 && pl.out0_is_input ? 1 : 0; k < nout; k++)
                 st->bytes += (double)(nout > 1 ? sh->out_w[k] : sh->w[i + 1]) * (nout > 1 ? sh->out_h[k] : sh->h[i + 1]) *
                              sh->c[i + 1] * out_size;
             st->gbps = st->median_ms > 0 ? st->bytes / (st->median_ms * 1e-3) / 1e9 : 0;

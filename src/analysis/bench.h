@@ -27,6 +27,7 @@ typedef struct vki_bench_result {
     vki_bench_stage stage[VKIMG_MAX_STAGES];
     double total_median_ms, total_min_ms;
     double copy_gbps, copy_bytes;   /* compute-shader copy, bytes read + written */
+    double read_input_ms;           /* a read-only kernel over the input image: the time to read it once */
     double pipeline_create_ms;      /* first recording, kernels created */
     double pipeline_cached_ms;      /* the same kernels again, through the VkPipelineCache */
     /* the copies an image goes through (the run engine's upload and readback),

@@ -125,7 +125,6 @@ typedef struct vki_step {
     const VkDeviceAddress *outs;
     const int *outs_w, *outs_h;
     bool in_packed_rgb8_words; /* in is 4-byte aligned and padded to 12 bytes */
-    bool in_u8_words;    /* in is u8, 4-byte aligned and padded to whole words (may be read as words) */
     uint32_t levels;     /* integer levels of the pipeline's input: 255, or 65535 for 16-bit
                             (ops with exact integer arithmetic quantize to these) */
 } vki_step;
@@ -151,6 +150,9 @@ typedef struct vki_plan {
     size_t in_bytes, out_bytes[VKI_MAX_OUTPUTS];
     VkDeviceAddress in, outs[VKI_MAX_OUTPUTS];
     vki_buf inter[2];
+    /* output 0 is the input as it is (vki_op_desc.first_output_is_input, one op,
+     * the same format): the caller may set outs[0] = in instead of an output */
+    bool out0_is_input;
 } vki_plan;
 
 /* Validates the pipeline for a w x h x c image (geo_w x geo_h: see vki_shape) and

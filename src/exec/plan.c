@@ -65,6 +65,8 @@ int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, in
     pl->in_fmt = in_fmt;
     pl->out_fmt = last->data_output ? (vkimg_fmt)last->data_fmt : out_fmt;
     pl->in_bytes = (size_t)w * (size_t)h * (size_t)c * vkimg_fmt_size(in_fmt);
+    pl->out0_is_input = n == 1 && last->first_output_is_input && pl->out_fmt == in_fmt && s->c[n] == c &&
+                        s->nout > 1 && s->out_w[0] == w && s->out_h[0] == h;
     for (int k = 0; k < s->nout; k++)
         pl->out_bytes[k] = (size_t)s->out_w[k] * (size_t)s->out_h[k] * (size_t)s->c[n] * vkimg_fmt_size(pl->out_fmt);
     for (int k = 0; k < 2; k++)
@@ -111,7 +113,6 @@ int vki_plan_record(vki_plan *pl, vki_run *run)
             .outs_w = last ? sh->out_w : NULL,
             .outs_h = last ? sh->out_h : NULL,
             .in_packed_rgb8_words = i == 0 && pl->in_fmt == VKIMG_U8 && sh->c[0] == 3,
-            .in_u8_words = i == 0 && pl->in_fmt == VKIMG_U8,
             .levels = pl->in_fmt == VKIMG_U16 ? 65535u : 255u,
         };
         int rc = op->desc->record(rec, &s);

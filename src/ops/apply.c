@@ -112,10 +112,19 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
         (rc = inbuf ? vki_run_input_buf(run, inbuf, pl.in_bytes, "input image", &pl.in)
                     : vki_run_input(run, in->data, pl.in_bytes, "input image", &pl.in, NULL)))
         goto done;
-    for (int k = 0; k < n; k++)
+    /* an output that is the input as it is (mipmaps' level 0): copied from the input
+     * on the host below, unless the caller wants it in device memory */
+    const bool out0_in = pl.out0_is_input && !(o && o->device_output);
+    for (int k = 0; k < n; k++) {
+        if (k == 0 && out0_in) {
+            pl.outs[0] = pl.in;
+            slot[0] = -1;
+            continue;
+        }
         if ((rc = vki_run_output(run, pl.out_bytes[k], false, n > 1 ? "output level" : "output image", &pl.outs[k],
                                  &slot[k])))
             goto done;
+    }
     const double t_buffers = vki_now_ms();
     if ((rc = vki_plan_record(&pl, run)) || (rc = vki_run_submit(run)))
         goto done;
@@ -130,7 +139,7 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
         }
         if ((rc = vki_image_alloc(&out[k], s->out_w[k], s->out_h[k], s->c[s->n], pl.out_fmt, false, e)))
             goto done; /* copied whole below */
-        memcpy(out[k].data, vki_run_output_data(run, slot[k]), pl.out_bytes[k]);
+        memcpy(out[k].data, slot[k] < 0 ? in->data : vki_run_output_data(run, slot[k]), pl.out_bytes[k]);
     }
     double host_readback = vki_now_ms() - t0;
     if (o && o->timing) {

@@ -65,6 +65,7 @@ static int record_fused(vki_rec *r, const vki_step *s, int levels, bool linear)
     vki_step_spec(s, &spec, wx, wg / wx, 1);
     vki_spec_named(&spec, "LEVELS", (uint32_t)levels);
     vki_spec_named(&spec, "LINEAR", linear);
+    vki_spec_named(&spec, "WRITE0", s->outs[0] != s->in);
     const uint32_t side = 64; /* input pixels per tile side (mipmaps.comp) */
     return vki_rec_dispatch(r, "mipmaps", VKI_SPV(mipmaps), &spec, &pc, sizeof pc, ((uint32_t)s->w + side - 1) / side,
                             ((uint32_t)s->h + side - 1) / side, 1);
@@ -78,9 +79,12 @@ static int record_mipmaps(vki_rec *r, const vki_step *s)
     int fused = fused_levels(r, s, rs.filter), rc;
     if (fused) { /* levels 0..fused in one pass */
         rc = record_fused(r, s, fused, rs.linear);
-    } else { /* level 0: the input as it is, in the output's format */
+    } else if (s->outs[0] != s->in) { /* level 0: the input as it is, in the output's format (unless
+                                          it is the input itself: first_output_is_input) */
         vki_remap id = vki_crop_remap(0, 0);
         rc = vki_record_remap(r, s, &id);
+    } else {
+        rc = 0;
     }
     for (int k = fused ? fused + 1 : 1; k < s->nout && !rc; k++) {
         vki_step t = *s;
@@ -90,7 +94,6 @@ static int record_mipmaps(vki_rec *r, const vki_step *s)
         t.in_c = s->out_c;
         t.in_fmt = s->out_fmt;
         t.in_packed_rgb8_words = false;
-        t.in_u8_words = false;
         t.out = s->outs[k];
         t.out_w = s->outs_w[k];
         t.out_h = s->outs_h[k];
@@ -106,5 +109,6 @@ const vki_op_desc vki_op_mipmaps = {
     .opts = mipmaps_opts,
     .nopts = (int)VKI_ARRAY_LEN(mipmaps_opts),
     .outputs = mipmaps_outputs,
+    .first_output_is_input = true,
     .record = record_mipmaps,
 };

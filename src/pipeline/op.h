@@ -80,6 +80,11 @@ typedef struct vki_op_desc {
      * input of w x h (the first is out_size's), their count as the result (at most
      * VKI_MAX_OUTPUTS). Such an op must be the last. NULL: one image. */
     int (*outputs)(int w, int h, const vki_args *a, int *ws, int *hs);
+    /* The first of those images is the input as it is (mipmaps' level 0): where the
+     * op is the pipeline's only one and the output format is the input's, the run
+     * takes it from the input (no device copy, no readback) and the op's record
+     * sees outs[0] == in and leaves it alone. */
+    bool first_output_is_input;
     /* Cross-option validation after parsing (e.g. radius vs sigma); may fill
      * defaults. Returns 0, or -1 with a one-line reason in why and the index of
      * the offending option in *bad_opt (-1 = the op as a whole). */

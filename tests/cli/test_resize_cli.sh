@@ -122,6 +122,9 @@ for s in 640x400 320x200 160x100 80x50 40x25 20x12 10x6 5x3 2x1 1x1; do
   k=$((k + 1))
 done
 check "no level past 1x1" [ ! -e mip/t_10.png ]
+# level 0 is the input as it is (taken from the input, not written by the device)
+run "$VK" compare $L mip/t_0.png --fail 0
+expect_rc "mipmaps level 0 has the input's pixels" 0
 check "no temporary file after the levels" no_temp mip
 
 mkdir -p mip4
@@ -129,6 +132,8 @@ run "$VK" -i in/logo-rgba.png -o 'mip4/{stem}_{level}.png' -f mipmaps=levels=4:f
 expect_rc "mipmaps=levels=4:filter=lanczos3" 0
 check "levels=4 writes 4 files" [ "$(ls mip4 | wc -l)" -eq 4 ]
 expect_size "levels=4: level 3" mip4/logo-rgba_3.png 32x32
+run "$VK" compare in/logo-rgba.png mip4/logo-rgba_0.png --fail 0
+expect_rc "mipmaps level 0 of RGBA has the input's pixels" 0
 
 run "$VK" -i $L -o t.ktx2 -f mipmaps
 expect_rc "mipmaps to .ktx2" 0
