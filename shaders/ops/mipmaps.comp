@@ -24,8 +24,26 @@ layout(push_constant) uniform Push {
     uint w, h;   // the input's size (each level halves it exactly)
 } pc;
 
-shared vec4 tile[32 * 32]; // level 1, and the odd levels after it (row pitch 32)
-shared vec4 half_[16 * 16]; // the even levels after level 1 (row pitch 16)
+// Level 1, and the odd levels after it (row pitch 32); the even levels after level
+// 1 (row pitch 16). With 8-bit output the kept values are their bytes, packed
+// (a quarter of the shared memory: more workgroups an SM), else floats.
+const bool PACK8 = OUT_FMT == FMT_U8;
+shared vec4 tile[PACK8 ? 1 : 32 * 32];
+shared vec4 half_[PACK8 ? 1 : 16 * 16];
+shared uint tile8[PACK8 ? 32 * 32 : 1];
+shared uint half8[PACK8 ? 16 * 16 : 1];
+
+// a quantized 8-bit pixel as its bytes, and back as load_px reads them
+uint bytes_of(vec4 v)
+{
+    uvec4 b = uvec4(floor(clamp(v, 0.0, 1.0) * 255.0 + 0.5));
+    return b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
+}
+
+vec4 from_bytes(uint p)
+{
+    return vec4(float(p & 0xffu), float((p >> 8) & 0xffu), float((p >> 16) & 0xffu), float(p >> 24)) * (1.0 / 255.0);
+}
 float to_linear(float v)
 {
     return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
@@ -96,15 +114,23 @@ vec4 finish(vec4 s)
 // pixel (x, y) of the level kept in shared memory: level l >= 1 of the tile
 vec4 kept(int l, uint x, uint y)
 {
+    if (PACK8)
+        return from_bytes(l % 2 == 1 ? tile8[y * 32u + x] : half8[y * 16u + x]);
     return l % 2 == 1 ? tile[y * 32u + x] : half_[y * 16u + x];
 }
 
 void keep(int l, uint x, uint y, vec4 v)
 {
-    if (l % 2 == 1)
+    if (PACK8) {
+        if (l % 2 == 1)
+            tile8[y * 32u + x] = bytes_of(v);
+        else
+            half8[y * 16u + x] = bytes_of(v);
+    } else if (l % 2 == 1) {
         tile[y * 32u + x] = v;
-    else
+    } else {
         half_[y * 16u + x] = v;
+    }
 }
 
 void main()
