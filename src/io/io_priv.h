@@ -62,9 +62,13 @@ int vki_write_atomic_v(const char *path, const vki_span *parts, int nparts, vkim
  * (free() it). Errors name no file: the caller adds the path. Bad level: VKIMG_E_USAGE. */
 int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t *outlen, vkimg_err *e);
 /* As vki_png_encode, with IDAT chunks of at most idat_max bytes (>= 1; tests use a
- * small value to exercise the split). */
-int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned char **out, size_t *outlen,
-                      vkimg_err *e);
+ * small value to exercise the split; 0: the default) and flags: VKI_PNG_PALETTE
+ * writes an 8-bit RGB or RGBA image of at most 256 colours as a palette image
+ * (PLTE, and tRNS with every entry's alpha for RGBA: it reads back as the same
+ * RGBA pixels), unfiltered; other images as they would be without it. */
+#define VKI_PNG_PALETTE 1u
+int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned flags, unsigned char **out,
+                      size_t *outlen, vkimg_err *e);
 
 /* ---- decoders (see the top of this file for what they share) */
 

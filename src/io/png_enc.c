@@ -1,4 +1,5 @@
-/* PNG encoder: 8/16-bit, 1-4 channels, per-row adaptive filtering, libdeflate. */
+/* PNG encoder: 8/16-bit, 1-4 channels, per-row adaptive filtering, libdeflate;
+ * optionally a palette image where an 8-bit RGB(A) image has at most 256 colours. */
 #include "io/io_priv.h"
 #include "core/util.h"
 
@@ -182,13 +183,62 @@ static void filter_row(const unsigned char *cur, const unsigned char *prev, size
     }
 }
 
-int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t *outlen, vkimg_err *e)
+/* The pixels of an 8-bit RGB or RGBA image as palette indices, one row of w after
+ * each filter byte (0: none, as libpng does for palette images) of `rows`; the
+ * colours (RGBA packed little-endian: r | g << 8 | b << 16 | a << 24) in order of
+ * first appearance in pal. false where the image has more than 256. Gray opaque
+ * pixels (most of a difference image) find their index in a table, the others in
+ * a small open-addressing hash. */
+static bool palette_rows(const vkimg_image *im, unsigned char *rows, uint32_t pal[256], int *npal)
 {
-    return vki_png_encode_ex(im, level, PNG_IDAT_MAX, out, outlen, e);
+    const size_t w = (size_t)im->w, h = (size_t)im->h, c = (size_t)im->c;
+    int16_t gray[256];
+    enum { HBITS = 10, HSIZE = 1 << HBITS };
+    uint32_t hkey[HSIZE];
+    int16_t hidx[HSIZE];
+    memset(gray, 0xff, sizeof gray);
+    memset(hidx, 0xff, sizeof hidx);
+    int n = 0;
+    const unsigned char *src = im->data;
+    for (size_t y = 0; y < h; y++) {
+        unsigned char *o = rows + y * (w + 1);
+        *o++ = 0;
+        const unsigned char *p = src + y * w * c;
+        for (size_t x = 0; x < w; x++, p += c) {
+            unsigned r = p[0], g = p[1], b = p[2], a = c == 4 ? p[3] : 255;
+            int k;
+            if (r == g && g == b && a == 255 && gray[r] >= 0) {
+                k = gray[r];
+            } else {
+                uint32_t key = r | g << 8 | b << 16 | (uint32_t)a << 24;
+                uint32_t hpos = (key * 2654435761u) >> (32 - HBITS);
+                while (hidx[hpos] >= 0 && hkey[hpos] != key)
+                    hpos = (hpos + 1) & (HSIZE - 1);
+                if (hidx[hpos] < 0) {
+                    if (n == 256)
+                        return false;
+                    hkey[hpos] = key;
+                    hidx[hpos] = (int16_t)n;
+                    pal[n++] = key;
+                    if (r == g && g == b && a == 255)
+                        gray[r] = hidx[hpos];
+                }
+                k = hidx[hpos];
+            }
+            o[x] = (unsigned char)k;
+        }
+    }
+    *npal = n;
+    return true;
 }
 
-int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned char **out, size_t *outlen,
-                      vkimg_err *e)
+int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t *outlen, vkimg_err *e)
+{
+    return vki_png_encode_ex(im, level, PNG_IDAT_MAX, 0, out, outlen, e);
+}
+
+int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned flags, unsigned char **out,
+                      size_t *outlen, vkimg_err *e)
 {
     if (!out || !outlen)
         return vki_fail(e, VKIMG_E_RUNTIME, "png: NULL output");
@@ -214,10 +264,26 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
     const size_t rowbytes = w * bpp, stride = rowbytes + 1;
     if (h > SIZE_MAX / stride)
         return vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
-    const size_t rawlen = stride * h;
+    size_t rawlen = stride * h;
 
     int rc = 0;
-    unsigned char *filtered = vki_malloc_big(rawlen);
+    unsigned char *filtered = NULL;
+    uint32_t pal[256];
+    int npal = 0;
+    /* a palette image where the pixels allow it (indices: w + 1 bytes a row) */
+    if ((flags & VKI_PNG_PALETTE) && !is16 && (im->c == 3 || im->c == 4)) {
+        if (!(filtered = vki_malloc_big((w + 1) * h)))
+            return vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", (w + 1) * h);
+        if (palette_rows(im, filtered, pal, &npal)) {
+            rawlen = (w + 1) * h;
+        } else {
+            npal = 0;
+            free(filtered);
+            filtered = NULL;
+        }
+    }
+    if (!npal)
+        filtered = vki_malloc_big(rawlen);
     unsigned char *zero = calloc(1, rowbytes);
     unsigned char *row16[2] = { NULL, NULL };
     struct libdeflate_compressor *comp = NULL;
@@ -232,7 +298,7 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
     }
 
     const unsigned char *prev = zero;
-    for (size_t y = 0; y < h; y++) {
+    for (size_t y = 0; y < h && !npal; y++) {
         const unsigned char *cur;
         if (is16) {
             const uint16_t *src = (const uint16_t *)im->data + y * w * (size_t)im->c;
@@ -256,8 +322,9 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
     }
     const size_t bound = libdeflate_zlib_compress_bound(comp, rawlen);
     const size_t maxchunks = bound / idat_max + 1;
-    /* signature 8 + IHDR 25 + IDAT headers/CRCs + data + IEND 12 */
-    const size_t head = 8 + 25;
+    /* signature 8 + IHDR 25 (+ PLTE, tRNS) + IDAT headers/CRCs + data + IEND 12 */
+    const bool trns = npal && im->c == 4;
+    const size_t head = 8 + 25 + (npal ? 12 + 3 * (size_t)npal : 0) + (trns ? 12 + (size_t)npal : 0);
     if (maxchunks > (SIZE_MAX - head - 12 - bound) / 12) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
         goto done;
@@ -284,9 +351,23 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
     put32be(ih, (uint32_t)im->w);
     put32be(ih + 4, (uint32_t)im->h);
     ih[8] = is16 ? 16 : 8;
-    ih[9] = ctype[im->c];
+    ih[9] = npal ? 3 : ctype[im->c];
     ih[10] = ih[11] = ih[12] = 0; /* deflate, adaptive filtering, no interlace */
-    finish_chunk(buf + 8, "IHDR", 13);
+    size_t at = 8 + finish_chunk(buf + 8, "IHDR", 13);
+    if (npal) {
+        unsigned char *pl = buf + at + 8;
+        for (int k = 0; k < npal; k++) {
+            pl[3 * k] = (unsigned char)(pal[k] & 0xff);
+            pl[3 * k + 1] = (unsigned char)(pal[k] >> 8 & 0xff);
+            pl[3 * k + 2] = (unsigned char)(pal[k] >> 16 & 0xff);
+        }
+        at += finish_chunk(buf + at, "PLTE", 3 * (size_t)npal);
+        if (trns) { /* every entry's alpha: the file reads back as RGBA */
+            for (int k = 0; k < npal; k++)
+                buf[at + 8 + (size_t)k] = (unsigned char)(pal[k] >> 24);
+            at += finish_chunk(buf + at, "tRNS", (size_t)npal);
+        }
+    }
 
     /* split into IDAT chunks: chunk k's data moves right by 12*k (last first) */
     const size_t nchunks = (zlen + idat_max - 1) / idat_max;

@@ -99,7 +99,7 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         unsigned char *png;
         size_t n;
         vkimg_err pe;
-        if ((rc = vki_png_encode(im, level, &png, &n, &pe)))
+        if ((rc = vki_png_encode_ex(im, level, 0, o && o->png_palette ? VKI_PNG_PALETTE : 0, &png, &n, &pe)))
             return vki_fail(e, rc, "%s: %s", path, pe.msg);
         return write_with_meta(path, k, png, n, o ? o->meta : NULL, e);
     }

@@ -371,7 +371,9 @@ static inline bool fuzz_one_parse(const uint8_t *data, size_t size)
  *   [3]     bits 0-1: channels - 1; bit 2: 16-bit; bit 3: with metadata (an ICC
  *           profile and an EXIF block cut from the rest); bits 4-7 + [4]: the
  *           compression level, modulo 13
- *   [5]     the IDAT chunk size: 0 the default, else 1..255 bytes (the split)
+ *   [5]     bits 0-6: the IDAT chunk size: 0 the default, else 1..127 bytes (the
+ *           split); bit 7: VKI_PNG_PALETTE (8-bit RGB(A) of <= 256 colours: a
+ *           palette image, which must read back as the same pixels)
  * and the pixels: the rest of the input, repeated (an empty rest: zeros). */
 static inline bool fuzz_one_png(const uint8_t *data, size_t size)
 {
@@ -383,7 +385,8 @@ static inline bool fuzz_one_png(const uint8_t *data, size_t size)
     int c = 1 + (data[3] & 3);
     bool wide = data[3] & 4, with_meta = data[3] & 8;
     int level = (int)((data[3] >> 4) + data[4]) % 13;
-    size_t idat_max = data[5] ? data[5] : (size_t)1 << 20;
+    size_t idat_max = data[5] & 0x7f ? data[5] & 0x7fu : (size_t)1 << 20;
+    bool palette = data[5] & 0x80;
     const uint8_t *rest = data + 6;
     size_t nrest = size - 6;
 
@@ -397,8 +400,9 @@ static inline bool fuzz_one_png(const uint8_t *data, size_t size)
 
     unsigned char *png = NULL;
     size_t pnglen = 0;
-    int rc = vki_png_encode_ex(&im, level, idat_max, &png, &pnglen, &e);
-    FUZZ_CHECK(rc == 0, "vki_png_encode_ex %dx%d x%d %s level %d: %s", w, h, c, wide ? "u16" : "u8", level, e.msg);
+    int rc = vki_png_encode_ex(&im, level, idat_max, palette ? VKI_PNG_PALETTE : 0, &png, &pnglen, &e);
+    FUZZ_CHECK(rc == 0, "vki_png_encode_ex %dx%d x%d %s level %d%s: %s", w, h, c, wide ? "u16" : "u8", level,
+               palette ? " palette" : "", e.msg);
 
     vkimg_meta m = { .orientation = 1 };
     if (with_meta && nrest >= 8) {

@@ -545,7 +545,7 @@ static void test_png(void)
             unsigned char *png;
             size_t n;
             vkimg_err e;
-            CHECK(vki_png_encode_ex(&s, 6, 100 + 50 * c, &png, &n, &e) == 0, "encode: %s", e.msg);
+            CHECK(vki_png_encode_ex(&s, 6, 100 + 50 * c, 0, &png, &n, &e) == 0, "encode: %s", e.msg);
             snprintf(what, sizeof what, "vkimg PNG %d-bit c=%d", is16 ? 16 : 8, c);
             CHECK_OK(what, png, n, &s, 1);
             free(png);

@@ -150,7 +150,7 @@ static void test_png_stream(void)
     free(p12);
 
     /* IDAT split into many chunks still decodes (stb and our parser) */
-    CHECK(vki_png_encode_ex(&im, 1, 97, &png, &n, &e) == 0, "split: %s", e.msg);
+    CHECK(vki_png_encode_ex(&im, 1, 97, 0, &png, &n, &e) == 0, "split: %s", e.msg);
     raw = png_parse(png, n, &w, &h, &depth, &ctype, filters, 256, &nidat);
     CHECK(raw && !memcmp(raw, im.data, 50 * 40 * 3), "split stream decodes");
     CHECK(nidat > 5, "several IDAT chunks, got %d", nidat);
@@ -236,8 +236,107 @@ static void test_roundtrip_png(void)
     vkimg_image_free(&im);
 }
 
+/* ---------------------------------------------------------------- palette */
+
+/* VKI_PNG_PALETTE: 8-bit RGB and RGBA images of 1, 2, 200 and 256 colours (gray
+ * opaque ones, which take the encoder's table, and others, which take its hash;
+ * alpha from 0 to 255) become palette images (IHDR colour type 3, PLTE, tRNS for
+ * RGBA, one index a pixel, rows unfiltered) that read back as the same pixels and
+ * channels; 257 colours, 16-bit and gray images are written as without the flag. */
+static void test_palette(void)
+{
+    static const struct {
+        int w, h;
+    } sizes[] = { { 1, 1 }, { 1, 17 }, { 13, 1 }, { 37, 29 }, { 300, 7 } };
+    static const int ncolours[] = { 1, 2, 200, 256, 257 };
+    vkimg_err e;
+    int npal_files = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int c = 3; c <= 4; c++)
+            for (size_t ki = 0; ki < sizeof ncolours / sizeof ncolours[0]; ki++) {
+                int w = sizes[si].w, h = sizes[si].h, k = ncolours[ki];
+                if (k > w * h)
+                    continue;
+                vkimg_image im;
+                CHECK(vkimg_image_alloc(&im, w, h, c, VKIMG_U8, &e) == 0, "alloc: %s", e.msg);
+                unsigned char *px = im.data;
+                /* pixel i: colour (i * 7919) % k, so every colour appears (k <= w h),
+                 * scattered; colour j: even j gray opaque (j / 2), odd j coloured
+                 * with alpha j % 256 */
+                for (int i = 0; i < w * h; i++) {
+                    int j = i < k ? i : (int)(((long)i * 7919) % k);
+                    unsigned char *q = px + (size_t)i * c;
+                    if (j % 2 == 0) {
+                        q[0] = q[1] = q[2] = (unsigned char)(j / 2);
+                        if (c == 4)
+                            q[3] = 255;
+                    } else {
+                        q[0] = (unsigned char)(255 - j / 2);
+                        q[1] = (unsigned char)(j * 37);
+                        q[2] = (unsigned char)(j / 2);
+                        if (c == 4)
+                            q[3] = (unsigned char)(j % 256);
+                    }
+                }
+                unsigned char *png = NULL;
+                size_t n = 0;
+                CHECK(vki_png_encode_ex(&im, 6, 0, VKI_PNG_PALETTE, &png, &n, &e) == 0, "encode: %s", e.msg);
+                int pw, ph, depth, ctype, nidat;
+                unsigned char filters[64];
+                unsigned char *raw = png_parse(png, n, &pw, &ph, &depth, &ctype, filters, 64, &nidat);
+                CHECK(raw != NULL, "%dx%d c=%d %d colours: the stream parses", w, h, c, k);
+                int want = k <= 256 ? 3 : c == 4 ? 6 : 2;
+                CHECK(ctype == want && depth == 8, "%dx%d c=%d %d colours: colour type %d depth %d, want %d and 8", w,
+                      h, c, k, ctype, depth, want);
+                if (raw && ctype == 3) {
+                    npal_files++;
+                    int nonzero = 0;
+                    for (int y = 0; y < ph && y < 64; y++)
+                        nonzero += filters[y] != 0;
+                    CHECK(nonzero == 0, "%dx%d c=%d: palette rows unfiltered", w, h, c);
+                    /* the palette: k entries, tRNS for RGBA only */
+                    bool plte = false, trns = false;
+                    for (size_t at = 8; at + 12 <= n;) {
+                        uint32_t len = be32(png + at);
+                        if (!memcmp(png + at + 4, "PLTE", 4))
+                            plte = len == 3u * (uint32_t)k;
+                        if (!memcmp(png + at + 4, "tRNS", 4))
+                            trns = len == (uint32_t)k;
+                        at += 12 + len;
+                    }
+                    CHECK(plte, "%dx%d c=%d: PLTE of %d entries", w, h, c, k);
+                    CHECK(trns == (c == 4), "%dx%d c=%d: tRNS %s", w, h, c, c == 4 ? "with every alpha" : "absent");
+                }
+                vkimg_image back = { 0 };
+                CHECK(vkimg_load_memory(png, n, "palette", NULL, &back, &e) == 0, "load: %s", e.msg);
+                CHECK(same_image(&back, &im), "%dx%d c=%d %d colours: the same pixels and channels back (c=%d)", w, h,
+                      c, k, back.c);
+                vkimg_image_free(&back);
+                free(raw);
+                free(png);
+                vkimg_image_free(&im);
+            }
+    CHECK(npal_files >= 20, "only %d palette files made", npal_files);
+    /* 16-bit and gray: as without the flag (the same bytes) */
+    for (int c = 1; c <= 4; c++) {
+        vkimg_image im;
+        make_image(&im, 31, 9, c, c == 3 ? VKIMG_U16 : VKIMG_U8, 0, 3);
+        unsigned char *a = NULL, *b = NULL;
+        size_t na = 0, nb = 0;
+        CHECK(vki_png_encode_ex(&im, 6, 0, VKI_PNG_PALETTE, &a, &na, &e) == 0 &&
+                  vki_png_encode_ex(&im, 6, 0, 0, &b, &nb, &e) == 0,
+              "encode: %s", e.msg);
+        bool same = a && b && na == nb && !memcmp(a, b, na);
+        /* make_image's 8-bit RGBA of 279 pixels may have <= 256 colours: then a palette */
+        CHECK(same || c == 4, "c=%d %s: the flag changed the file", c, c == 3 ? "u16" : "u8");
+        free(a);
+        free(b);
+        vkimg_image_free(&im);
+    }
+}
+
 int main(void)
 {
-    static void (*const tests[])(void) = { test_png_stream, test_roundtrip_png };
-    return io_main("test_png", tests, 2);
+    static void (*const tests[])(void) = { test_png_stream, test_roundtrip_png, test_palette };
+    return io_main("test_png", tests, 3);
 }

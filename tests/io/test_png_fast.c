@@ -328,7 +328,7 @@ static void test_png_valid(void)
                     unsigned char *png, filters[64];
                     size_t len;
                     int pw, ph, depth, ctype, nidat;
-                    CHECK(vki_png_encode_ex(&im, v * 4, v == 2 ? 7 : 1u << 20, &png, &len, &e) == 0, "encode: %s",
+                    CHECK(vki_png_encode_ex(&im, v * 4, v == 2 ? 7 : 1u << 20, 0, &png, &len, &e) == 0, "encode: %s",
                           e.msg);
                     unsigned char *raw = png_parse(png, len, &pw, &ph, &depth, &ctype, filters, 64, &nidat);
                     if (raw)

@@ -58,7 +58,7 @@ unsigned char *png_parse(const unsigned char *png, size_t len, int *w, int *h, i
         }
         pos += 12 + n;
     }
-    static const int chans[7] = { 1, 0, 3, 0, 2, 0, 4 };
+    const int *chans = png_chans; /* palette: one index a pixel */
     if (!z || !seen_end || *ctype > 6 || !chans[*ctype] || *h > max_rows) {
         free(z);
         return NULL;

@@ -13,8 +13,8 @@ void put32(unsigned char *p, uint32_t v);
 unsigned paeth_t(int a, int b, int c);
 
 /* Parses a PNG made by vki_png_encode: checks the chunk CRCs, IHDR, inflates the IDATs
- * and undoes the filters. Returns the raw rows (h * rowbytes, PNG byte order) and the
- * filter byte of each row; NULL on any defect. */
+ * and undoes the filters. Returns the raw rows (h * rowbytes, PNG byte order; palette
+ * images: the indices) and the filter byte of each row; NULL on any defect. */
 unsigned char *png_parse(const unsigned char *png, size_t len, int *w, int *h, int *depth, int *ctype,
                          unsigned char *filters, int max_rows, int *nidat);
 
