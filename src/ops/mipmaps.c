@@ -76,15 +76,13 @@ static int record_mipmaps(vki_rec *r, const vki_step *s)
     const double *v = s->args->v;
     vki_resample rs = { .filter = (vki_filter)(int)v[O_FILTER],
                             .linear = v[O_LINEAR] != 0, .f32_between = true };
-    int fused = fused_levels(r, s, rs.filter), rc;
+    int fused = fused_levels(r, s, rs.filter), rc = 0;
     if (fused) { /* levels 0..fused in one pass */
         rc = record_fused(r, s, fused, rs.linear);
     } else if (s->outs[0] != s->in) { /* level 0: the input as it is, in the output's format (unless
                                           it is the input itself: first_output_is_input) */
         vki_remap id = vki_crop_remap(0, 0);
         rc = vki_record_remap(r, s, &id);
-    } else {
-        rc = 0;
     }
     for (int k = fused ? fused + 1 : 1; k < s->nout && !rc; k++) {
         vki_step t = *s;
