@@ -7,6 +7,7 @@
  * Deterministic: the same files on every run. scripts/fuzz seeds runs it.
  *
  * usage: fuzz-mkseeds CORPUS-DIR */
+#include "bbuf.h"
 #include "io/io_priv.h"
 #include "io/ktx2.h"
 #include "io/meta.h"
@@ -53,53 +54,8 @@ static void put(const char *target, const char *name, const void *p, size_t n)
 
 static void put_load(const char *name, const void *p, size_t n) { put("load", name, p, n); }
 
-/* ---------------------------------------------------------------- byte buffers */
+/* ---------------------------------------------------------------- byte buffers (tests/lib/bbuf.h) */
 
-typedef struct bbuf {
-    unsigned char *p;
-    size_t n, cap;
-} bbuf;
-
-static void bb_put(bbuf *b, const void *d, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n)
-            cap *= 2;
-        if (!(b->p = realloc(b->p, cap)))
-            die("out of memory");
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->n, d, n);
-    b->n += n;
-}
-static void bb_u8(bbuf *b, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    bb_put(b, &c, 1);
-}
-static void bb_u16le(bbuf *b, unsigned v)
-{
-    bb_u8(b, v & 0xff);
-    bb_u8(b, v >> 8 & 0xff);
-}
-static void bb_u32le(bbuf *b, uint32_t v)
-{
-    bb_u16le(b, v & 0xffff);
-    bb_u16le(b, v >> 16);
-}
-static void bb_u16be(bbuf *b, unsigned v)
-{
-    bb_u8(b, v >> 8 & 0xff);
-    bb_u8(b, v & 0xff);
-}
-static void bb_u32be(bbuf *b, uint32_t v)
-{
-    bb_u16be(b, v >> 16);
-    bb_u16be(b, v & 0xffff);
-}
-static void bb_str(bbuf *b, const char *s) { bb_put(b, s, strlen(s)); }
 static void bb_printf(bbuf *b, const char *fmt, ...)
 {
     char t[1024];
@@ -138,11 +94,11 @@ static vkimg_image make_image(int w, int h, int c, vkimg_fmt fmt)
 
 static void png_chunk(bbuf *b, const char *type, const void *d, size_t n)
 {
-    bb_u32be(b, (uint32_t)n);
+    bb_be32(b, (uint32_t)n);
     size_t at = b->n;
     bb_put(b, type, 4);
     bb_put(b, d, n);
-    bb_u32be(b, (uint32_t)libdeflate_crc32(0, b->p + at, n + 4));
+    bb_be32(b, (uint32_t)libdeflate_crc32(0, b->p + at, n + 4));
 }
 
 /* A PNG by hand: colour type ct, bit depth bd, samples from pat (indices mod
@@ -248,8 +204,8 @@ static void png_ours(const char *name, int w, int h, int c, vkimg_fmt fmt, int l
 /* A little-endian TIFF block with IFD0 holding the orientation (and one more tag). */
 static void make_exif(bbuf *b, int orientation, int big_endian)
 {
-    void (*u16)(bbuf *, unsigned) = big_endian ? bb_u16be : bb_u16le;
-    void (*u32)(bbuf *, uint32_t) = big_endian ? bb_u32be : bb_u32le;
+    void (*u16)(bbuf *, unsigned) = big_endian ? bb_be16 : bb_le16;
+    void (*u32)(bbuf *, uint32_t) = big_endian ? bb_be32 : bb_le32;
     bb_str(b, big_endian ? "MM" : "II");
     u16(b, 42);
     u32(b, 8);
@@ -396,27 +352,27 @@ static void bmp_hand(const char *name, int w, int h, int bpp, int hdrsize, int t
     int masks = (bpp == 16 || bpp == 32) && hdrsize == 40 ? 12 : 0;
     size_t off = 14 + (size_t)hdrsize + (size_t)masks + (size_t)npal * 4;
     bb_str(&b, "BM");
-    bb_u32le(&b, (uint32_t)(off + px.n));
-    bb_u32le(&b, 0);
-    bb_u32le(&b, (uint32_t)off);
-    bb_u32le(&b, (uint32_t)hdrsize);
-    bb_u32le(&b, (uint32_t)w);
-    bb_u32le(&b, (uint32_t)(topdown ? -h : h));
-    bb_u16le(&b, 1);
-    bb_u16le(&b, (unsigned)bpp);
-    bb_u32le(&b, bpp == 16 || bpp == 32 ? 3 : 0); /* BI_BITFIELDS : BI_RGB */
-    bb_u32le(&b, (uint32_t)px.n);
-    bb_u32le(&b, 2835), bb_u32le(&b, 2835);
-    bb_u32le(&b, (uint32_t)npal), bb_u32le(&b, 0);
+    bb_le32(&b, (uint32_t)(off + px.n));
+    bb_le32(&b, 0);
+    bb_le32(&b, (uint32_t)off);
+    bb_le32(&b, (uint32_t)hdrsize);
+    bb_le32(&b, (uint32_t)w);
+    bb_le32(&b, (uint32_t)(topdown ? -h : h));
+    bb_le16(&b, 1);
+    bb_le16(&b, (unsigned)bpp);
+    bb_le32(&b, bpp == 16 || bpp == 32 ? 3 : 0); /* BI_BITFIELDS : BI_RGB */
+    bb_le32(&b, (uint32_t)px.n);
+    bb_le32(&b, 2835), bb_le32(&b, 2835);
+    bb_le32(&b, (uint32_t)npal), bb_le32(&b, 0);
     uint32_t rm = bpp == 16 ? 0xf800 : 0x00ff0000, gm = bpp == 16 ? 0x07e0 : 0x0000ff00,
              bm = bpp == 16 ? 0x001f : 0x000000ff, am = bpp == 32 ? 0xff000000 : 0;
     if (hdrsize == 108) {
-        bb_u32le(&b, rm), bb_u32le(&b, gm), bb_u32le(&b, bm), bb_u32le(&b, am);
+        bb_le32(&b, rm), bb_le32(&b, gm), bb_le32(&b, bm), bb_le32(&b, am);
         bb_str(&b, "BGRs");
         for (int i = 0; i < 12; i++)
-            bb_u32le(&b, 0);
+            bb_le32(&b, 0);
     } else if (masks) {
-        bb_u32le(&b, rm), bb_u32le(&b, gm), bb_u32le(&b, bm);
+        bb_le32(&b, rm), bb_le32(&b, gm), bb_le32(&b, bm);
     }
     for (int i = 0; i < npal; i++)
         bb_u8(&b, (unsigned)i * 15), bb_u8(&b, 255 - (unsigned)i * 15), bb_u8(&b, (unsigned)i * 50 & 0xff), bb_u8(&b, 0);
@@ -435,8 +391,8 @@ static void tga_hand(const char *name, int type, int bpp, int w, int h, int topd
     bb_u8(&b, 0);
     bb_u8(&b, cmap ? 1 : 0);
     bb_u8(&b, (unsigned)type);
-    bb_u16le(&b, 0), bb_u16le(&b, cmap ? 8 : 0), bb_u8(&b, cmap ? 24 : 0);
-    bb_u16le(&b, 0), bb_u16le(&b, 0), bb_u16le(&b, (unsigned)w), bb_u16le(&b, (unsigned)h);
+    bb_le16(&b, 0), bb_le16(&b, cmap ? 8 : 0), bb_u8(&b, cmap ? 24 : 0);
+    bb_le16(&b, 0), bb_le16(&b, 0), bb_le16(&b, (unsigned)w), bb_le16(&b, (unsigned)h);
     bb_u8(&b, (unsigned)bpp);
     bb_u8(&b, (topdown ? 0x20 : 0) | (bpp == 32 ? 8 : 0));
     if (cmap)
@@ -483,7 +439,7 @@ static void pnm_hand(const char *name, int kind, int w, int h, int maxval)
                     if (kind <= 3)
                         bb_printf(&b, "%u ", v);
                     else if (maxval > 255)
-                        bb_u16be(&b, v);
+                        bb_be16(&b, v);
                     else
                         bb_u8(&b, v);
                 }
@@ -513,15 +469,15 @@ static void psd_hand(const char *name, int mode, int depth, int c, int w, int h,
 {
     bbuf b = { 0 };
     bb_str(&b, "8BPS");
-    bb_u16be(&b, 1);
+    bb_be16(&b, 1);
     for (int i = 0; i < 6; i++)
         bb_u8(&b, 0);
-    bb_u16be(&b, (unsigned)c), bb_u32be(&b, (uint32_t)h), bb_u32be(&b, (uint32_t)w);
-    bb_u16be(&b, (unsigned)depth), bb_u16be(&b, (unsigned)mode);
-    bb_u32be(&b, 0); /* colour mode data */
-    bb_u32be(&b, 0); /* image resources */
-    bb_u32be(&b, 0); /* layers */
-    bb_u16be(&b, rle ? 1 : 0);
+    bb_be16(&b, (unsigned)c), bb_be32(&b, (uint32_t)h), bb_be32(&b, (uint32_t)w);
+    bb_be16(&b, (unsigned)depth), bb_be16(&b, (unsigned)mode);
+    bb_be32(&b, 0); /* colour mode data */
+    bb_be32(&b, 0); /* image resources */
+    bb_be32(&b, 0); /* layers */
+    bb_be16(&b, rle ? 1 : 0);
     int bps = depth / 8;
     if (!rle) {
         for (int k = 0; k < c; k++)
@@ -529,7 +485,7 @@ static void psd_hand(const char *name, int mode, int depth, int c, int w, int h,
                 for (int x = 0; x < w; x++) {
                     unsigned v = k == 3 ? 255 - (unsigned)x * 9 : pat(x, y, k);
                     if (bps == 2)
-                        bb_u16be(&b, v * 257);
+                        bb_be16(&b, v * 257);
                     else
                         bb_u8(&b, v);
                 }
@@ -550,7 +506,7 @@ static void psd_hand(const char *name, int mode, int depth, int c, int w, int h,
                 counts[(size_t)k * h + y] = (unsigned)(rows.n - at);
             }
         for (int i = 0; i < c * h; i++)
-            bb_u16be(&b, counts[i]);
+            bb_be16(&b, counts[i]);
         bb_put(&b, rows.p, rows.n);
         free(counts);
         free(rows.p);
