@@ -5,6 +5,7 @@
  * malformed input (truncations at every length, bad IFD offsets and counts, ICC
  * segments missing or duplicated, bad CRCs and zlib streams, an iCCP zlib bomb over
  * the cap). No device. */
+#include "bbuf.h"
 #include "io/io_priv.h"
 #include "io/meta.h"
 #include "t.h"
@@ -25,47 +26,21 @@ static unsigned long long g_seed = 0x9e3779b97f4a7c15ull;
 
 /* ------------------------------------------------------------------ builders */
 
-typedef struct buf {
-    unsigned char *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, const void *p, size_t n)
-{
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p) {
-            fprintf(stderr, "out of memory\n");
-            exit(1);
-        }
-    }
-    if (n)
-        memcpy(b->p + b->n, p, n);
-    b->n += n;
-}
-
-static void put8(buf *b, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    put(b, &c, 1);
-}
-
 /* TIFF writer state: byte order */
 static int g_le;
 
-static void t16(buf *b, unsigned v)
+static void t16(bbuf *b, unsigned v)
 {
     if (g_le) {
-        put8(b, v & 0xff);
-        put8(b, v >> 8);
+        bb_u8(b, v & 0xff);
+        bb_u8(b, v >> 8);
     } else {
-        put8(b, v >> 8);
-        put8(b, v & 0xff);
+        bb_u8(b, v >> 8);
+        bb_u8(b, v & 0xff);
     }
 }
 
-static void t32(buf *b, uint32_t v)
+static void t32(bbuf *b, uint32_t v)
 {
     if (g_le) {
         t16(b, v & 0xffff);
@@ -76,7 +51,7 @@ static void t32(buf *b, uint32_t v)
     }
 }
 
-static void entry(buf *b, unsigned tag, unsigned type, uint32_t count, uint32_t value)
+static void entry(bbuf *b, unsigned tag, unsigned type, uint32_t count, uint32_t value)
 {
     t16(b, tag);
     t16(b, type);
@@ -96,8 +71,8 @@ static void entry(buf *b, unsigned tag, unsigned type, uint32_t count, uint32_t 
 static unsigned char *make_exif(int le, int orient, unsigned orient_type, size_t *len)
 {
     g_le = le;
-    buf b = { 0 };
-    put(&b, le ? "II" : "MM", 2);
+    bbuf b = { 0 };
+    bb_put(&b, le ? "II" : "MM", 2);
     t16(&b, 42);
     t32(&b, 8);
     const int n0 = orient ? 5 : 4;
@@ -114,14 +89,14 @@ static unsigned char *make_exif(int le, int orient, unsigned orient_type, size_t
     entry(&b, 0x0128, 3, 1, 2);
     entry(&b, 0x8769, 4, 1, exif_ifd);
     t32(&b, ifd1);
-    put(&b, "vkimgtest", 10);
+    bb_put(&b, "vkimgtest", 10);
     t32(&b, 72);
     t32(&b, 1);
     t16(&b, 1); /* Exif IFD: ExifVersion "0232" inline */
     t16(&b, 0x9000);
     t16(&b, 7);
     t32(&b, 4);
-    put(&b, "0232", 4);
+    bb_put(&b, "0232", 4);
     t32(&b, 0);
     t16(&b, 3); /* IFD1 */
     entry(&b, 0x0103, 3, 1, 6);
@@ -133,7 +108,7 @@ static unsigned char *make_exif(int le, int orient, unsigned orient_type, size_t
         th[i] = (unsigned char)t_rand(&g_seed);
     th[30] = 0xff;
     th[31] = 0xd9;
-    put(&b, th, 32);
+    bb_put(&b, th, 32);
     *len = b.n;
     return b.p;
 }
@@ -229,56 +204,56 @@ static uint32_t rbe32(const unsigned char *p)
 }
 
 /* A PNG chunk with a correct CRC (or a broken one). */
-static void png_chunk(buf *b, const char *type, const void *data, size_t n, int bad_crc)
+static void png_chunk(bbuf *b, const char *type, const void *data, size_t n, int bad_crc)
 {
     unsigned char h[8] = { (unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8),
                            (unsigned char)n };
     memcpy(h + 4, type, 4);
-    put(b, h, 8);
-    put(b, data, n);
+    bb_put(b, h, 8);
+    bb_put(b, data, n);
     uint32_t crc = libdeflate_crc32(libdeflate_crc32(0, type, 4), data, n) ^ (bad_crc ? 1u : 0u);
     unsigned char cb[4] = { (unsigned char)(crc >> 24), (unsigned char)(crc >> 16), (unsigned char)(crc >> 8),
                             (unsigned char)crc };
-    put(b, cb, 4);
+    bb_put(b, cb, 4);
 }
 
 /* png with the chunks in extra inserted after IHDR (or before IEND when at_end). */
-static unsigned char *png_insert(const unsigned char *png, size_t n, const buf *extra, int at_end, size_t *outn)
+static unsigned char *png_insert(const unsigned char *png, size_t n, const bbuf *extra, int at_end, size_t *outn)
 {
-    buf o = { 0 };
+    bbuf o = { 0 };
     size_t at = at_end ? n - 12 : 33;
-    put(&o, png, at);
-    put(&o, extra->p, extra->n);
-    put(&o, png + at, n - at);
+    bb_put(&o, png, at);
+    bb_put(&o, extra->p, extra->n);
+    bb_put(&o, png + at, n - at);
     *outn = o.n;
     return o.p;
 }
 
 /* jpg with the bytes of extra inserted after SOI + JFIF APP0. */
-static unsigned char *jpeg_insert(const unsigned char *j, size_t n, const buf *extra, size_t *outn)
+static unsigned char *jpeg_insert(const unsigned char *j, size_t n, const bbuf *extra, size_t *outn)
 {
     size_t at = 2;
     if (j[2] == 0xff && j[3] == 0xe0)
         at = 4 + ((size_t)j[4] << 8 | j[5]);
-    buf o = { 0 };
-    put(&o, j, at);
-    put(&o, extra->p, extra->n);
-    put(&o, j + at, n - at);
+    bbuf o = { 0 };
+    bb_put(&o, j, at);
+    bb_put(&o, extra->p, extra->n);
+    bb_put(&o, j + at, n - at);
     *outn = o.n;
     return o.p;
 }
 
-static void app_seg(buf *b, int marker, const void *id, size_t idn, const void *data, size_t n)
+static void app_seg(bbuf *b, int marker, const void *id, size_t idn, const void *data, size_t n)
 {
-    put8(b, 0xff);
-    put8(b, (unsigned)marker);
-    put8(b, (unsigned)((2 + idn + n) >> 8));
-    put8(b, (unsigned)((2 + idn + n) & 0xff));
-    put(b, id, idn);
-    put(b, data, n);
+    bb_u8(b, 0xff);
+    bb_u8(b, (unsigned)marker);
+    bb_u8(b, (unsigned)((2 + idn + n) >> 8));
+    bb_u8(b, (unsigned)((2 + idn + n) & 0xff));
+    bb_put(b, id, idn);
+    bb_put(b, data, n);
 }
 
-static void icc_seg(buf *b, int seq, int count, const unsigned char *data, size_t n)
+static void icc_seg(bbuf *b, int seq, int count, const unsigned char *data, size_t n)
 {
     unsigned char id[14];
     memcpy(id, "ICC_PROFILE", 12);
@@ -414,7 +389,7 @@ static void test_orientation(void)
         for (size_t i = 0; i < VKI_ARRAY_LEN(offs); i++) {
             x = make_exif(le, 6, 3, &n);
             g_le = le;
-            buf b = { 0 };
+            bbuf b = { 0 };
             t32(&b, offs[i]);
             memcpy(x + 4, b.p, 4);
             free(b.p);
@@ -636,7 +611,7 @@ static void test_jpeg_limits(void)
 }
 
 /* Reads a JPEG made of jpg + extra segments; returns rc, fills r. */
-static int read_spliced_jpeg(const unsigned char *jpg, size_t jn, buf *extra, vki_meta *r)
+static int read_spliced_jpeg(const unsigned char *jpg, size_t jn, bbuf *extra, vki_meta *r)
 {
     size_t n;
     unsigned char *f = jpeg_insert(jpg, jn, extra, &n);
@@ -655,7 +630,7 @@ static void test_jpeg_malformed(void)
     unsigned char *icc = make_icc(3000);
     const unsigned char *p1 = icc, *p2 = icc + 1000, *p3 = icc + 2000;
     vki_meta r;
-    buf x = { 0 };
+    bbuf x = { 0 };
 
     /* complete, out of order: joined in sequence order */
     icc_seg(&x, 3, 3, p3, 1000);
@@ -666,24 +641,24 @@ static void test_jpeg_malformed(void)
     /* segments elsewhere in the header (after DQT etc.) still count */
     {
         size_t n;
-        buf seg = { 0 };
+        bbuf seg = { 0 };
         icc_seg(&seg, 1, 1, icc, 3000);
         /* put it right before SOS */
         size_t sos = 2;
         while (!(jpg[sos] == 0xff && jpg[sos + 1] == 0xda))
             sos += 2 + ((size_t)jpg[sos + 2] << 8 | jpg[sos + 3]);
-        buf f = { 0 };
-        put(&f, jpg, sos);
-        put(&f, seg.p, seg.n);
-        put(&f, jpg + sos, jn - sos);
+        bbuf f = { 0 };
+        bb_put(&f, jpg, sos);
+        bb_put(&f, seg.p, seg.n);
+        bb_put(&f, jpg + sos, jn - sos);
         n = f.n;
         CHECK(vki_meta_read_jpeg(f.p, n, &r, NULL) == 0 && same(r.icc, r.icc_len, icc, 3000), "ICC before SOS");
         vki_meta_free(&r);
         /* after SOS: not looked at */
         f.n = 0;
-        put(&f, jpg, jn - 2);
-        put(&f, seg.p, seg.n);
-        put(&f, jpg + jn - 2, 2);
+        bb_put(&f, jpg, jn - 2);
+        bb_put(&f, seg.p, seg.n);
+        bb_put(&f, jpg + jn - 2, 2);
         CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && !r.icc, "ICC after SOS is not metadata");
         vki_meta_free(&r);
         free(f.p);
@@ -739,8 +714,8 @@ static void test_jpeg_malformed(void)
 
     /* truncated APP1: the length runs past the end */
     {
-        buf f = { 0 };
-        put(&f, "\xff\xd8", 2);
+        bbuf f = { 0 };
+        bb_put(&f, "\xff\xd8", 2);
         app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
         for (size_t cut = 3; cut < f.n; cut++) {
             unsigned char *t = malloc(cut);
@@ -785,26 +760,26 @@ static void test_jpeg_malformed(void)
     }
     /* a non-metadata segment running past the end stops the scan quietly */
     {
-        buf f = { 0 };
-        put(&f, "\xff\xd8", 2);
+        bbuf f = { 0 };
+        bb_put(&f, "\xff\xd8", 2);
         app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
-        put(&f, "\xff\xe5\x40\x00junk", 8);
+        bb_put(&f, "\xff\xe5\x40\x00junk", 8);
         CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && same(r.exif, r.exif_len, ex, xn),
               "APP5 cut off after the EXIF: EXIF kept");
         vki_meta_free(&r);
         /* garbage where a marker should be */
         f.n = 0;
-        put(&f, "\xff\xd8", 2);
+        bb_put(&f, "\xff\xd8", 2);
         app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
-        put(&f, "garbage", 7);
+        bb_put(&f, "garbage", 7);
         icc_seg(&f, 1, 1, icc, 100);
         CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && r.exif && !r.icc, "garbage ends the scan");
         vki_meta_free(&r);
         /* fill bytes and a length below 2 */
         f.n = 0;
-        put(&f, "\xff\xd8\xff\xff\xff", 5);
+        bb_put(&f, "\xff\xd8\xff\xff\xff", 5);
         app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
-        put(&f, "\xff\xe3\x00\x01", 4);
+        bb_put(&f, "\xff\xe3\x00\x01", 4);
         CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && same(r.exif, r.exif_len, ex, xn),
               "fill bytes; a bad length stops the scan");
         vki_meta_free(&r);
@@ -909,7 +884,7 @@ static void test_png_chunks(void)
     size_t pn;
     unsigned char *png = make_png(3, &pn);
     /* sRGB, gAMA, cHRM present: an added iCCP drops sRGB only */
-    buf x = { 0 };
+    bbuf x = { 0 };
     png_chunk(&x, "sRGB", "\0", 1, 0);
     png_chunk(&x, "gAMA", "\0\0\xb1\x8f", 4, 0);
     png_chunk(&x, "cHRM", "\0\0z&\0\0\x80\x84\0\0\xfa\0\0\0\x80\xe8\0\0u0\0\0\xea`\0\0:\x98\0\0\x17o", 32, 0);
@@ -994,11 +969,11 @@ static void test_png_chunks(void)
         { "odd name", " lead", 5, 0, 0, 0, 0, 1 },
     };
     for (size_t i = 0; i < VKI_ARRAY_LEN(cases); i++) {
-        buf d = { 0 };
-        put(&d, cases[i].name, cases[i].name_len);
-        put8(&d, 0);
-        put8(&d, (unsigned)cases[i].method);
-        put(&d, z, zn);
+        bbuf d = { 0 };
+        bb_put(&d, cases[i].name, cases[i].name_len);
+        bb_u8(&d, 0);
+        bb_u8(&d, (unsigned)cases[i].method);
+        bb_put(&d, z, zn);
         if (cases[i].corrupt)
             d.p[d.n - 10] ^= 0x55, d.p[d.n - 200] ^= 0xaa;
         png_chunk(&x, "iCCP", d.p, d.n, cases[i].bad_crc);
@@ -1053,9 +1028,9 @@ static void test_png_chunks(void)
     for (int over = 1; over >= 0; over--) {
         size_t n = VKI_ICC_MAX + (size_t)over;
         size_t bn2 = libdeflate_zlib_compress(c, zeros, n, zb, zcap);
-        buf d = { 0 };
-        put(&d, "bomb\0\0", 6);
-        put(&d, zb, bn2);
+        bbuf d = { 0 };
+        bb_put(&d, "bomb\0\0", 6);
+        bb_put(&d, zb, bn2);
         png_chunk(&x, "iCCP", d.p, d.n, 0);
         free(d.p);
         f = png_insert(png, pn, &x, 0, &sn);
@@ -1103,10 +1078,10 @@ static void test_png_chunks(void)
     vki_meta_free(&m2);
     /* a chunk length over 2^31-1 on a non-metadata chunk stops the scan quietly */
     {
-        buf ff = { 0 };
-        put(&ff, png, 33);
+        bbuf ff = { 0 };
+        bb_put(&ff, png, 33);
         png_chunk(&ff, "eXIf", ex, xn, 0);
-        put(&ff, "\xff\xff\xff\xfftEXt", 8);
+        bb_put(&ff, "\xff\xff\xff\xfftEXt", 8);
         CHECK(vki_meta_read_png(ff.p, ff.n, &r, NULL) == 0 && same(r.exif, r.exif_len, ex, xn), "huge tEXt length");
         vki_meta_free(&r);
         /* malformed input to the writer */
