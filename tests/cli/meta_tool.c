@@ -14,6 +14,7 @@
  *       auto-lossy (a JPEG output: of the eight orientations of the input, the
  *       upright one is the closest to its pixels)
  * Exit 0 when everything matches; otherwise each difference on stderr, exit 1. */
+#include "bbuf.h"
 #include "io_util.h"
 #include "remap_ref.h"
 #include "vkimg/vkimg.h"
@@ -37,73 +38,36 @@ static int fails;
         }                                                                                                          \
     } while (0)
 
-typedef struct bytes {
-    unsigned char *p;
-    size_t n, cap;
-} bytes;
-
-static void put(bytes *b, const void *p, size_t n)
-{
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 256;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p) {
-            fprintf(stderr, "meta_tool: out of memory\n");
-            exit(2);
-        }
-    }
-    memcpy(b->p + b->n, p, n);
-    b->n += n;
-}
-
-static void put8(bytes *b, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    put(b, &c, 1);
-}
-
-static void be16(bytes *b, unsigned v)
-{
-    put8(b, v >> 8);
-    put8(b, v & 255);
-}
-
-static void be32(bytes *b, uint32_t v)
-{
-    be16(b, v >> 16);
-    be16(b, v & 0xffff);
-}
-
 /* ---------------------------------------------------------------- EXIF and ICC */
 
 static int le;
-static void t16(bytes *b, unsigned v)
+static void t16(bbuf *b, unsigned v)
 {
     if (le) {
-        put8(b, v & 255);
-        put8(b, v >> 8);
+        bb_u8(b, v & 255);
+        bb_u8(b, v >> 8);
     } else {
-        be16(b, v);
+        bb_be16(b, v);
     }
 }
-static void t32(bytes *b, uint32_t v)
+static void t32(bbuf *b, uint32_t v)
 {
     if (le) {
         t16(b, v & 0xffff);
         t16(b, v >> 16);
     } else {
-        be32(b, v);
+        bb_be32(b, v);
     }
 }
 
 /* A TIFF block: IFD0 with ImageDescription, Make, Orientation (orient 1..8; none for
  * 9), X/YResolution and ResolutionUnit, and its data; order "II" or "MM". */
-static bytes exif_block(int orient, const char *order)
+static bbuf exif_block(int orient, const char *order)
 {
     static const char desc[] = "vkimg metadata test: an upright F", make[] = "vkimg";
-    bytes b = { 0 };
+    bbuf b = { 0 };
     le = !strcmp(order, "II");
-    put(&b, le ? "II*\0" : "MM\0*", 4);
+    bb_put(&b, le ? "II*\0" : "MM\0*", 4);
     t32(&b, 8);
     int n = orient >= 1 && orient <= 8 ? 6 : 5;
     uint32_t data = 8 + 2 + 12 * (uint32_t)n + 4; /* the values after IFD0 */
@@ -119,24 +83,24 @@ static bytes exif_block(int orient, const char *order)
     t16(&b, 0x011b), t16(&b, 5), t32(&b, 1), t32(&b, rat + 8);
     t16(&b, 0x0128), t16(&b, 3), t32(&b, 1), t16(&b, 2), t16(&b, 0);
     t32(&b, 0); /* no IFD1 */
-    put(&b, desc, sizeof desc);
-    put(&b, make, sizeof make);
+    bb_put(&b, desc, sizeof desc);
+    bb_put(&b, make, sizeof make);
     if (b.n & 1)
-        put8(&b, 0);
+        bb_u8(&b, 0);
     t32(&b, 72), t32(&b, 1), t32(&b, 300), t32(&b, 4);
     return b;
 }
 
 /* An ICC profile's bytes: its size, 'acsp' where a profile has it, the rest random. */
-static bytes icc_profile(size_t n, unsigned long long seed)
+static bbuf icc_profile(size_t n, unsigned long long seed)
 {
-    bytes b = { 0 };
+    bbuf b = { 0 };
     if (!n)
         return b;
     unsigned long long s = seed * 0x9e3779b97f4a7c15ull + 1;
     for (size_t i = 0; i < n; i++) {
         s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
-        put8(&b, (unsigned)((s * 2685821657736338717ull) >> 56));
+        bb_u8(&b, (unsigned)((s * 2685821657736338717ull) >> 56));
     }
     if (n >= 40) {
         for (int k = 0; k < 4; k++)
@@ -155,7 +119,7 @@ static vkimg_image pixels(int w, int h, int c, int bits, unsigned long long seed
     return im;
 }
 
-static int make_jpeg(const char *path, const vkimg_image *im, const bytes *exif, const bytes *icc)
+static int make_jpeg(const char *path, const vkimg_image *im, const bbuf *exif, const bbuf *icc)
 {
     tjhandle tj = tjInitCompress();
     unsigned char *jpg = NULL;
@@ -166,25 +130,25 @@ static int make_jpeg(const char *path, const vkimg_image *im, const bytes *exif,
         fprintf(stderr, "meta_tool: TurboJPEG: %s\n", tj ? tjGetErrorStr2(tj) : "init");
         return -1;
     }
-    bytes f = { 0 };
-    put(&f, jpg, 2); /* SOI */
+    bbuf f = { 0 };
+    bb_put(&f, jpg, 2); /* SOI */
     if (exif->n) {
-        be16(&f, 0xffe1);
-        be16(&f, (unsigned)(2 + 6 + exif->n));
-        put(&f, "Exif\0\0", 6);
-        put(&f, exif->p, exif->n);
+        bb_be16(&f, 0xffe1);
+        bb_be16(&f, (unsigned)(2 + 6 + exif->n));
+        bb_put(&f, "Exif\0\0", 6);
+        bb_put(&f, exif->p, exif->n);
     }
     size_t chunk = 65519, nseg = (icc->n + chunk - 1) / chunk;
     for (size_t k = 0; k < nseg; k++) {
         size_t m = icc->n - k * chunk < chunk ? icc->n - k * chunk : chunk;
-        be16(&f, 0xffe2);
-        be16(&f, (unsigned)(2 + 14 + m));
-        put(&f, "ICC_PROFILE\0", 12);
-        put8(&f, (unsigned)(k + 1));
-        put8(&f, (unsigned)nseg);
-        put(&f, icc->p + k * chunk, m);
+        bb_be16(&f, 0xffe2);
+        bb_be16(&f, (unsigned)(2 + 14 + m));
+        bb_put(&f, "ICC_PROFILE\0", 12);
+        bb_u8(&f, (unsigned)(k + 1));
+        bb_u8(&f, (unsigned)nseg);
+        bb_put(&f, icc->p + k * chunk, m);
     }
-    put(&f, jpg + 2, len - 2);
+    bb_put(&f, jpg + 2, len - 2);
     tjFree(jpg);
     tjDestroy(tj);
     int rc = write_file(path, f.p, f.n);
@@ -192,17 +156,17 @@ static int make_jpeg(const char *path, const vkimg_image *im, const bytes *exif,
     return rc;
 }
 
-static void chunk(bytes *f, const char *type, const unsigned char *d, size_t n)
+static void chunk(bbuf *f, const char *type, const unsigned char *d, size_t n)
 {
-    be32(f, (uint32_t)n);
+    bb_be32(f, (uint32_t)n);
     size_t at = f->n;
-    put(f, type, 4);
+    bb_put(f, type, 4);
     if (n)
-        put(f, d, n);
-    be32(f, libdeflate_crc32(0, f->p + at, n + 4));
+        bb_put(f, d, n);
+    bb_be32(f, libdeflate_crc32(0, f->p + at, n + 4));
 }
 
-static int make_png(const char *path, const vkimg_image *im, const bytes *exif, const bytes *icc, int late)
+static int make_png(const char *path, const vkimg_image *im, const bbuf *exif, const bbuf *icc, int late)
 {
     /* vkimg's plain PNG, then the chunks put in by hand */
     char tmp[512];
@@ -218,12 +182,12 @@ static int make_png(const char *path, const vkimg_image *im, const bytes *exif, 
     remove(tmp);
     if (!png || len < 33)
         return -1;
-    bytes f = { 0 };
-    put(&f, png, 33); /* signature, IHDR */
+    bbuf f = { 0 };
+    bb_put(&f, png, 33); /* signature, IHDR */
     if (icc->n) {
-        bytes d = { 0 };
-        put(&d, "vkimg test profile", 19);
-        put8(&d, 0);
+        bbuf d = { 0 };
+        bb_put(&d, "vkimg test profile", 19);
+        bb_u8(&d, 0);
         struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
         size_t cap = libdeflate_zlib_compress_bound(c, icc->n);
         unsigned char *z = malloc(cap);
@@ -231,14 +195,14 @@ static int make_png(const char *path, const vkimg_image *im, const bytes *exif, 
         libdeflate_free_compressor(c);
         if (!zn)
             return -1;
-        put(&d, z, zn);
+        bb_put(&d, z, zn);
         free(z);
         chunk(&f, "iCCP", d.p, d.n);
         free(d.p);
     }
     if (exif->n && !late)
         chunk(&f, "eXIf", exif->p, exif->n);
-    put(&f, png + 33, len - 33 - 12); /* up to IEND */
+    bb_put(&f, png + 33, len - 33 - 12); /* up to IEND */
     if (exif->n && late)
         chunk(&f, "eXIf", exif->p, exif->n);
     chunk(&f, "IEND", NULL, 0);
@@ -269,8 +233,8 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
         fprintf(stderr, "meta_tool: %s\n", e.msg);
         return 1;
     }
-    bytes exif = orient ? exif_block(orient, order) : (bytes){ 0 };
-    bytes icc = icc_profile(icc_n, seed);
+    bbuf exif = orient ? exif_block(orient, order) : (bbuf){ 0 };
+    bbuf icc = icc_profile(icc_n, seed);
     /* the input is what make wrote */
     EXPECT(mi.orientation == o, "%s: the input's orientation %d, want %d", in_path, mi.orientation, o);
     EXPECT(same_bytes(mi.exif, mi.exif_len, exif.p, exif.n), "%s: the input's EXIF (%zu bytes) is not the one made "
@@ -313,7 +277,7 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
         EXPECT(!mo.exif && !mo.icc, "%s: --strip, but EXIF %zu and ICC %zu bytes", out_path, mo.exif_len, mo.icc_len);
         EXPECT(mo.orientation == 1, "%s: --strip: orientation %d", out_path, mo.orientation);
     } else {
-        bytes ex = orient ? exif_block(noauto || !tagged ? orient : 1, order) : (bytes){ 0 };
+        bbuf ex = orient ? exif_block(noauto || !tagged ? orient : 1, order) : (bbuf){ 0 };
         EXPECT(same_bytes(mo.exif, mo.exif_len, ex.p, ex.n), "%s: EXIF of %zu bytes, want the input's %zu with "
                "orientation %d", out_path, mo.exif_len, ex.n, noauto ? o : 1);
         EXPECT(mo.orientation == (noauto ? o : 1), "%s: orientation %d, want %d", out_path, mo.orientation,
@@ -341,8 +305,8 @@ int main(int argc, char **argv)
         int w = atoi(argv[4]), h = atoi(argv[5]), c = atoi(argv[6]), bits = atoi(argv[7]), orient = atoi(argv[8]);
         unsigned long long seed = strtoull(argv[11], NULL, 10);
         vkimg_image im = pixels(w, h, c, bits, seed);
-        bytes exif = orient ? exif_block(orient, argv[9]) : (bytes){ 0 };
-        bytes icc = icc_profile((size_t)strtoull(argv[10], NULL, 10), seed);
+        bbuf exif = orient ? exif_block(orient, argv[9]) : (bbuf){ 0 };
+        bbuf icc = icc_profile((size_t)strtoull(argv[10], NULL, 10), seed);
         int rc = !strcmp(argv[3], "jpg") ? make_jpeg(argv[2], &im, &exif, &icc)
                                           : make_png(argv[2], &im, &exif, &icc, !strcmp(argv[3], "png-late"));
         free(exif.p);
