@@ -250,7 +250,8 @@ typedef struct one_ctx {
     int validation_messages;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bool opening; /* being opened (PEEK waits for it: the decoders then write into its memory) */
+    bool opening;  /* being opened, or about to be (PEEK waits for it: the decoders then write into its memory) */
+    bool reserved; /* CMP_CTX_SOON: opening, but the next ACQUIRE does the work */
 } one_ctx;
 
 /* Two images: the context is opened while the images are decoded (they decode
@@ -276,8 +277,15 @@ static vkimg_ctx *one_get_ctx(void *user, cmp_ctx_op op, vkimg_err *e)
         pthread_mutex_unlock(&c->mu);
         return NULL;
     }
-    if (!c->ctx && !c->opening) {
+    if (op == CMP_CTX_SOON) {
+        if (!c->ctx && !c->opening)
+            c->opening = c->reserved = true;
+        pthread_mutex_unlock(&c->mu);
+        return NULL;
+    }
+    if (!c->ctx && (!c->opening || c->reserved)) {
         c->opening = true;
+        c->reserved = false;
         pthread_mutex_unlock(&c->mu);
         vkimg_ctx_opts co = cli_ctx_opts(c->common);
         vkimg_ctx *ctx = vkimg_ctx_create(&co, e);

@@ -54,8 +54,8 @@ static vkimg_ctx *dir_get_ctx(void *user, cmp_ctx_op op, vkimg_err *e)
 {
     dir_run *d = user;
     pthread_mutex_lock(&d->mu);
-    if (op == CMP_CTX_PEEK) {
-        vkimg_ctx *c = d->ctx;
+    if (op == CMP_CTX_PEEK || op == CMP_CTX_SOON) {
+        vkimg_ctx *c = op == CMP_CTX_PEEK ? d->ctx : NULL;
         pthread_mutex_unlock(&d->mu);
         return c;
     }

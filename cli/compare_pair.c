@@ -465,7 +465,12 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     jb = (decode_job){ .buf = bb, .len = lb, .name = p->b, .get_ctx = get_ctx, .ctx_user = ctx_user };
     ctx_job cj = { get_ctx, ctx_user, { 0 } };
     pthread_t tid, ctid;
-    ctx_early = parallel && !pthread_create(&ctid, NULL, ctx_thread, &cj);
+    if (parallel) { /* the decoders wait for it from the start (PEEK) and decode into its memory */
+        get_ctx(ctx_user, CMP_CTX_SOON, NULL);
+        ctx_early = !pthread_create(&ctid, NULL, ctx_thread, &cj);
+        if (!ctx_early) /* no thread: open it here, before the decoders wait for it */
+            ctx_thread(&cj);
+    }
     bool threaded = parallel && !identical && !pthread_create(&tid, NULL, decode_thread, &jb);
     decode_thread(&ja);
     if (threaded)

@@ -35,6 +35,8 @@ int vki_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, bool ze
  * member of the owner's own struct (gpu/devimg.c), released by vkimg_image_free. */
 typedef struct vki_image_owner {
     void (*release)(struct vki_image_owner *o);
+    size_t cap; /* bytes usable at the image's data (>= vkimg_image_bytes): room for a
+                   decoder's filtered rows (vki_image_alloc_device's a byte a row more) */
 } vki_image_owner;
 /* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + n). */
 void vki_advise_huge(void *p, size_t n);

@@ -30,6 +30,7 @@ int vki_devimg_adopt(vki_gpu *g, vki_buf *b, vkimg_image *im, int w, int h, int 
         return vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
     }
     d->base.release = devimg_release;
+    d->base.cap = (size_t)b->size;
     d->g = g;
     d->buf = *b;
     memset(b, 0, sizeof *b);
@@ -47,9 +48,11 @@ int vki_devimg_alloc(vki_gpu *g, vkimg_image *im, int w, int h, int c, vkimg_fmt
                         vkimg_fmt_name(fmt));
     vki_buf b;
     /* what the run engine takes as an input (exec/run.c): where device memory is
-     * host memory the device's own buffer, else cached staging memory */
-    int rc = g->uma ? vki_buf_create(g, vki_input_buffer_size(n), VKI_MEM_MAPPED, "input image", &b, e)
-                    : vki_buf_create(g, n, VKI_MEM_HOST_IN, "input image (staging)", &b, e);
+     * host memory the device's own buffer, else cached staging memory; a byte a
+     * row more, for a decoder to inflate a PNG's filtered rows in place */
+    const size_t room = n + (size_t)h;
+    int rc = g->uma ? vki_buf_create(g, vki_input_buffer_size(room), VKI_MEM_MAPPED, "input image", &b, e)
+                    : vki_buf_create(g, room, VKI_MEM_HOST_IN, "input image (staging)", &b, e);
     if (rc)
         return rc;
     return vki_devimg_adopt(g, &b, im, w, h, c, fmt, e);

@@ -402,6 +402,7 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
     int rc = 0;
     unsigned char *zbuf = NULL, *raw = NULL, *img = NULL, *zero = NULL, *tmp = NULL;
     vkimg_image result = { 0 }; /* the result where it is not raw's rows packed in place */
+    bool in_result = false;     /* raw is result's memory */
     struct libdeflate_decompressor *dec = NULL;
     char cn[8];
 
@@ -555,10 +556,12 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
         goto done;
     }
     d->out_c = d->ctype == 3 ? (d->has_trns ? 4 : 3) : d->in_c + (d->has_trns ? 1 : 0);
-    /* the result is the unfiltered rows, packed (the in-place fast path) */
-    /* (not when the caller gives the memory: the finished rows are copied into
-     * it while they are in the cache) */
-    const int direct = d->out_c == d->in_c && d->depth >= 8 && !interlaced && !(o && o->alloc);
+    /* the result is the unfiltered rows, packed (the in-place fast path): in raw's
+     * memory, or in the caller's (o->alloc) where it has room for the filtered rows
+     * (vki_image_owner.cap: a device buffer's byte a row to spare); else the
+     * finished rows are copied into the caller's memory while they are in the cache */
+    const bool packs = d->out_c == d->in_c && d->depth >= 8 && !interlaced;
+    bool direct = packs && !(o && o->alloc);
 
     /* ---- sizes (w, h <= 2^24, <= 64 bits a pixel: no overflow with a 64-bit size_t) */
     const size_t h = d->h, stride = rowbytes + 1;
@@ -603,7 +606,15 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
         }
         z = zbuf;
     }
-    raw = vki_malloc_big(rawlen);
+    if (packs && o && o->alloc) {
+        if ((rc = vki_decoded_alloc_opts(o, &result, d->w, d->h, d->out_c, d->depth == 16 ? VKIMG_U16 : VKIMG_U8, name,
+                                         e)))
+            goto done;
+        img = result.data;
+        const vki_image_owner *ow = result.priv;
+        in_result = direct = ow && ow->cap >= rawlen;
+    }
+    raw = in_result ? img : vki_malloc_big(rawlen);
     zero = calloc(1, rowbytes + 16);
     dec = libdeflate_alloc_decompressor();
     if (!raw || !zero || !dec) {
@@ -643,7 +654,7 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
     default: unf = unfilter_8; break;
 #endif
     }
-    if (!direct) {
+    if (!direct && !result.data) {
         if ((rc = vki_decoded_alloc_opts(o, &result, d->w, d->h, d->out_c, d->depth == 16 ? VKIMG_U16 : VKIMG_U8, name,
                                          e)))
             goto done;
@@ -704,7 +715,9 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
         rc = png_fail(e, name, "palette index %u past the %u entries of PLTE", d->max_index, d->pal_len);
         goto done;
     }
-    if (direct) {
+    if (in_result) {
+        raw = NULL; /* img, the result's memory */
+    } else if (direct) {
         img = realloc(raw, outrow * h); /* shrinking: h bytes less */
         if (!img)
             img = raw;
@@ -722,7 +735,8 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
 done:
     libdeflate_free_decompressor(dec);
     free(zbuf);
-    free(raw);
+    if (!in_result) /* else the result's memory, freed with it */
+        free(raw);
     if (result.data)
         vkimg_image_free(&result); /* img is its data */
     else
