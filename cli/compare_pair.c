@@ -313,21 +313,32 @@ static int to_rgba(vkimg_image *im, vkimg_err *e)
     return 0;
 }
 
-/* Writes the U8 diff image in the format the path's extension takes. */
-static int save_diff(const char *path, const vkimg_image *d, vkimg_err *e)
+/* Writes the U8 diff image in the format the path's extension takes (pal: the
+ * colours of an indexed one, vkimg_compare_opts.diff_indexed; else NULL). */
+static int save_diff(const char *path, const vkimg_image *d, const uint32_t *pal, vkimg_err *e)
 {
     vkimg_fmt want = vkimg_file_fmt(vkimg_file_kind_of(path), VKIMG_U8);
     /* difference images are mostly flat: a fast deflate level compresses them
      * nearly as well as the default one, in a fraction of the time; and they have
-     * few colours (a faded gray copy, the marks): a palette image where they have
-     * at most 256 (a quarter of the data to filter and compress, the same pixels) */
-    vkimg_save_opts so = { .png_level = 2, .png_palette = true };
+     * few colours (a faded gray copy, the marks): a palette image (a quarter of the
+     * data to filter and compress, the same pixels) */
+    vkimg_save_opts so = { .png_level = 2, .png_palette = true, .palette = pal };
     if (want == VKIMG_U8)
         return vkimg_save(path, d, &so, e);
-    vkimg_image f = { 0 };
-    int rc = vkimg_image_alloc(&f, d->w, d->h, d->c, want, e);
-    if (rc)
+    vkimg_image f = { 0 }, rgba = { 0 };
+    int rc = 0;
+    if (pal && d->c == 1) { /* the colours, then the samples the format takes */
+        if ((rc = vkimg_image_alloc(&rgba, d->w, d->h, 4, VKIMG_U8, e)))
+            return rc;
+        for (size_t i = 0; i < (size_t)d->w * d->h; i++)
+            for (int k = 0; k < 4; k++)
+                ((uint8_t *)rgba.data)[4 * i + k] = (uint8_t)(pal[((const uint8_t *)d->data)[i]] >> (8 * k));
+        d = &rgba;
+    }
+    if ((rc = vkimg_image_alloc(&f, d->w, d->h, d->c, want, e))) {
+        vkimg_image_free(&rgba);
         return rc;
+    }
     size_t n = (size_t)d->w * d->h * d->c;
     for (size_t i = 0; i < n; i++) {
         double v = ((const uint8_t *)d->data)[i];
@@ -336,8 +347,10 @@ static int save_diff(const char *path, const vkimg_image *d, vkimg_err *e)
         else if (want == VKIMG_U16)
             ((uint16_t *)f.data)[i] = (uint16_t)(v * 257);
     }
+    so.palette = NULL;
     rc = vkimg_save(path, &f, &so, e);
     vkimg_image_free(&f);
+    vkimg_image_free(&rgba);
     return rc;
 }
 
@@ -529,6 +542,9 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     /* two images: the difference image stays where the device wrote it (the context
      * then lives until the pair is done) */
     oo.device_diff = parallel && oo.want_diff && !cfg->report_dir && !cfg->keep_diff;
+    /* YIQ: a byte a pixel, a quarter of the memory and of the bytes to write */
+    oo.diff_indexed = o->metric == VKIMG_METRIC_YIQ;
+    const uint32_t *diff_pal = oo.diff_indexed ? vkimg_compare_palette() : NULL;
     int crc = vkimg_compare(ctx, A, B, &oo, &p->r, cfg->common.timing ? &p->tm : NULL, &e);
     if (!cfg->report_dir) { /* the pixels are not needed any more: less memory while the diff is encoded */
         vkimg_image_free(&jb.im);
@@ -552,7 +568,7 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     bool write = p->diff_out && (cfg->diff_on_fail ? p->code == CLI_CMP_FAIL
                                                    : (!cfg->diff_unless_pass || p->code != CLI_CMP_PASS));
     if (write) {
-        if ((p->name && cmp_mkdirs_for(p->diff_out, &e)) || save_diff(p->diff_out, &p->r.diff, &e)) {
+        if ((p->name && cmp_mkdirs_for(p->diff_out, &e)) || save_diff(p->diff_out, &p->r.diff, diff_pal, &e)) {
             snprintf(err, sizeof err, "compare: --diff: %s", e.msg);
             set_error(p, CLI_CMP_ERROR, err);
             goto done;
@@ -567,7 +583,7 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
             snprintf(path, sizeof path, "%s/%s", cfg->report_dir, rel);
             bool png = p->diff_written && !strcasecmp(ext_of(p->diff_out), "png");
             int rc = png ? cmp_copy_atomic(p->diff_out, path, &e)
-                         : vkimg_save(path, &p->r.diff, &(vkimg_save_opts){ .png_level = 2, .png_palette = true }, &e);
+                         : save_diff(path, &p->r.diff, diff_pal, &e);
             if (rc)
                 cli_error(CLI_CMP_ERROR, "--report: %s", e.msg);
             else

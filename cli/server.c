@@ -162,11 +162,14 @@ static void print_lines(const cmp_pair *p, bool cols)
     unsigned char *hit = calloc((size_t)n + 1, 1);
     if (!hit)
         return;
-    if (d->data && d->c == 4)
+    /* indexed (vkimg_compare_opts.diff_indexed): red is the palette's entry 0 */
+    const uint32_t red = vkimg_compare_palette()[0];
+    if (d->data && (d->c == 1 || d->c == 4))
         for (int y = 0; y < d->h; y++)
             for (int x = 0; x < d->w; x++) {
-                const unsigned char *px = (const unsigned char *)d->data + ((size_t)y * d->w + x) * 4;
-                if (px[0] == 255 && px[1] == 0 && px[2] == 0 && px[3] == 255)
+                const unsigned char *px = (const unsigned char *)d->data + ((size_t)y * d->w + x) * d->c;
+                if (d->c == 1 ? px[0] == 0
+                              : (px[0] | px[1] << 8 | px[2] << 16 | (uint32_t)px[3] << 24) == red)
                     hit[cols ? x : y] = 1;
             }
     int ow = p->wa < p->wb ? p->wa : p->wb, oh = p->ha < p->hb ? p->ha : p->hb;

@@ -171,6 +171,10 @@ typedef struct vkimg_save_opts {
     bool png_palette; /* an 8-bit RGB or RGBA image of at most 256 colours is written as a palette
                          PNG (lossless: it reads back as the same pixels and channels; a quarter
                          of the data to compress); vkimg compare's difference images */
+    const uint32_t *palette; /* a 1-channel 8-bit image is indices into these 256 colours (each
+                                r | g << 8 | b << 16 | a << 24; e.g. vkimg_compare_palette()):
+                                PNG writes a palette image that reads back as RGBA, the other
+                                formats the RGBA pixels */
 } vkimg_save_opts;
 
 typedef enum vkimg_file_kind {
@@ -402,6 +406,9 @@ typedef struct vkimg_compare_opts {
     bool want_diff;     /* fill result->diff */
     bool device_diff;   /* ... in the device-visible memory the device wrote it to (no host copy; free it
                            before the context), as vkimg_run_opts.device_output */
+    bool diff_indexed;  /* YIQ: result->diff is one byte a pixel, each an index into
+                           vkimg_compare_palette() (a quarter of the memory of RGBA; written as a
+                           palette PNG through vkimg_save_opts.palette) */
     vkimg_metric metric;
     double threshold;   /* YIQ: 0..1, pixelmatch's (default 0.1): 35215 * threshold^2 is the largest
                            squared YIQ distance that still matches */
@@ -442,8 +449,14 @@ typedef struct vkimg_compare_result {
     double ssim;            /* NAN unless opts.ssim */
     vkimg_image diff;       /* if opts.want_diff: ABS: U8 |a-b| * diff_scale per channel; YIQ: RGBA,
                                pixelmatch's picture (gray background, red differences, yellow
-                               anti-aliasing); ignored pixels dimmed (free it) */
+                               anti-aliasing); ignored pixels dimmed (free it); YIQ with
+                               diff_indexed: 1 channel of indices into vkimg_compare_palette() */
 } vkimg_compare_result;
+
+/* The 256 colours of an indexed YIQ difference image (opts.diff_indexed), each
+ * r | g << 8 | b << 16 | a << 24: 0 red (a differing pixel), 1 yellow (an
+ * anti-aliased one), k >= 2 the opaque gray k (the faded picture and ignored pixels). */
+VKIMG_API const uint32_t *vkimg_compare_palette(void);
 
 /* a and b must have the same size (unless allow_size_mismatch) and channel count
  * (else VKIMG_E_USAGE with result->verdict = VKIMG_CMP_MISMATCH). */

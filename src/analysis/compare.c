@@ -49,7 +49,7 @@
  * ignored) goes up with the images; ignored pixels count in no sum, count and
  * maximum (SSIM is over the whole image), and show dimmed in the diff image.
  *
- * YIQ (shaders/analysis/yiq.comp): pixelmatch 7.2.0's metric and anti-aliasing
+ * YIQ (shaders/lib/yiq.glsl; yiq_aa.comp with the detector): pixelmatch 7.2.0's metric and anti-aliasing
  * detector in double precision, one record per workgroup (differing, anti-aliased
  * pixels) and the final reduction.
  *
@@ -69,6 +69,7 @@
 #include "spv/compare.spv.h"
 #include "spv/ssim.spv.h"
 #include "spv/yiq.spv.h"
+#include "spv/yiq_aa.spv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -148,7 +149,8 @@ static int compare_core(vki_gpu *g, const vkimg_image *a, const vkimg_image *b, 
     vkimg_image dimg = { 0 };
     VkDeviceAddress da, db, res, diff = 0, part, spart = 0, ia = 0;
     int rc, res_slot, diff_slot = -1;
-    const int dc = yiq ? 4 : C; /* channels of the diff image */
+    const bool indexed = yiq && o->diff_indexed; /* a byte a pixel: an index into vkimg_compare_palette */
+    const int dc = yiq ? (indexed ? 1 : 4) : C; /* channels of the diff image */
     const size_t dbytes = (size_t)npx * (size_t)dc;
     char wa[96], wb[96];
     snprintf(wa, sizeof wa, "compare input A %dx%dx%d %s", W, H, C, vkimg_fmt_name(a->fmt));
@@ -177,17 +179,18 @@ static int compare_core(vki_gpu *g, const vkimg_image *a, const vkimg_image *b, 
     vki_spec_set(&spec, VKI_SPEC_IN_C, (uint32_t)C);
     vki_spec_named(&spec, "SUBGROUP", vki_reduce_subgroup(g));
     vki_spec_named(&spec, "B_FMT", b->fmt);
-    vki_spec_named(&spec, "DIFF", o->want_diff);
+    vki_spec_named(&spec, "DIFF", o->want_diff ? (indexed ? 2 : 1) : 0);
     vki_spec_named(&spec, "IGNORE", ign != NULL);
     if (yiq) {
         /* pixelmatch: maxDelta = 35215 * threshold * threshold, in this order */
         double md = 35215.0 * o->threshold * o->threshold;
         uint64_t bits;
         memcpy(&bits, &md, sizeof bits);
-        vki_spec_named(&spec, "AA", o->aa);
         yiq_push pc = { vki_addr_of(da), vki_addr_of(db), vki_addr_of(part), vki_addr_of(diff), vki_addr_of(ia),
                         { (uint32_t)bits, (uint32_t)(bits >> 32) }, (uint32_t)W, (uint32_t)H, (uint32_t)groups };
-        if ((rc = vki_rec_dispatch_1d(rec, "yiq", VKI_SPV(yiq), &spec, &pc, sizeof pc, groups)))
+        /* the detector is a shader of its own: compiled only where it is asked for */
+        if ((rc = o->aa ? vki_rec_dispatch_1d(rec, "yiq-aa", VKI_SPV(yiq_aa), &spec, &pc, sizeof pc, groups)
+                        : vki_rec_dispatch_1d(rec, "yiq", VKI_SPV(yiq), &spec, &pc, sizeof pc, groups)))
             goto done;
         vki_run_mark(run, "compare (yiq)");
         if ((rc = vki_reduce_final(rec, part, (uint32_t)groups, 2, VKI_RED_ADD | VKI_RED_ADD << 2, res,
@@ -303,6 +306,22 @@ done:
     vki_run_end(run);
     vkimg_image_free(&dimg);
     return rc;
+}
+
+/* shaders/analysis/yiq.comp's indices: 0 red, 1 yellow, k >= 2 the gray k */
+#define PAL_G(k) ((uint32_t)(k) * 0x010101u | 0xff000000u)
+#define PAL_G4(k) PAL_G(k), PAL_G((k) + 1), PAL_G((k) + 2), PAL_G((k) + 3)
+#define PAL_G16(k) PAL_G4(k), PAL_G4((k) + 4), PAL_G4((k) + 8), PAL_G4((k) + 12)
+static const uint32_t cmp_palette[256] = {
+    0xff0000ffu, 0xff00ffffu, PAL_G(2),     PAL_G(3),     PAL_G4(4),    PAL_G4(8),    PAL_G4(12),
+    PAL_G16(16), PAL_G16(32), PAL_G16(48),  PAL_G16(64),  PAL_G16(80),  PAL_G16(96),  PAL_G16(112),
+    PAL_G16(128), PAL_G16(144), PAL_G16(160), PAL_G16(176), PAL_G16(192), PAL_G16(208), PAL_G16(224),
+    PAL_G16(240),
+};
+
+const uint32_t *vkimg_compare_palette(void)
+{
+    return cmp_palette;
 }
 
 /* The top-left w x h of im, copied (a view would need a row pitch). */

@@ -232,89 +232,17 @@ static bool palette_rows(const vkimg_image *im, unsigned char *rows, uint32_t pa
     return true;
 }
 
-int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t *outlen, vkimg_err *e)
+/* Compresses the filtered rows (freed as soon as they are compressed, *filtered
+ * set to NULL) and writes the file: IHDR (w, h, depth, ctype), PLTE (and tRNS
+ * with every entry's alpha where trns) for a palette, IDAT chunks of at most
+ * idat_max bytes, IEND. */
+static int png_assemble(unsigned char **filtered, size_t rawlen, int level, size_t idat_max, uint32_t w, uint32_t h,
+                        int depth, int ctype, const uint32_t *pal, int npal, bool trns, unsigned char **out,
+                        size_t *outlen, vkimg_err *e)
 {
-    return vki_png_encode_ex(im, level, PNG_IDAT_MAX, 0, out, outlen, e);
-}
-
-int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned flags, unsigned char **out,
-                      size_t *outlen, vkimg_err *e)
-{
-    if (!out || !outlen)
-        return vki_fail(e, VKIMG_E_RUNTIME, "png: NULL output");
-    *out = NULL;
-    *outlen = 0;
-    if (!im || !im->data || im->w <= 0 || im->h <= 0 || im->c < 1 || im->c > 4)
-        return vki_fail(e, VKIMG_E_RUNTIME, "png: invalid image");
-    if (im->fmt != VKIMG_U8 && im->fmt != VKIMG_U16)
-        return vki_fail(e, VKIMG_E_RUNTIME, "png: cannot encode %s samples (u8 or u16 only)", vkimg_fmt_name(im->fmt));
-    if (level == -1)
-        level = VKIMG_PNG_LEVEL_DEFAULT;
-    if (level < VKIMG_PNG_LEVEL_MIN || level > VKIMG_PNG_LEVEL_MAX)
-        return vki_fail(e, VKIMG_E_USAGE, "png: compression level %d is outside %d..%d", level, VKIMG_PNG_LEVEL_MIN,
-                        VKIMG_PNG_LEVEL_MAX);
-    if (idat_max < 1 || idat_max > PNG_IDAT_MAX)
-        idat_max = PNG_IDAT_MAX;
-
-    const int is16 = im->fmt == VKIMG_U16;
-    const size_t bpp = (size_t)im->c * (is16 ? 2 : 1); /* bytes per pixel */
-    const size_t w = (size_t)im->w, h = (size_t)im->h;
-    if (w > (SIZE_MAX - 1) / bpp)
-        return vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
-    const size_t rowbytes = w * bpp, stride = rowbytes + 1;
-    if (h > SIZE_MAX / stride)
-        return vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
-    size_t rawlen = stride * h;
-
     int rc = 0;
-    unsigned char *filtered = NULL;
-    uint32_t pal[256];
-    int npal = 0;
-    /* a palette image where the pixels allow it (indices: w + 1 bytes a row) */
-    if ((flags & VKI_PNG_PALETTE) && !is16 && (im->c == 3 || im->c == 4)) {
-        if (!(filtered = vki_malloc_big((w + 1) * h)))
-            return vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", (w + 1) * h);
-        if (palette_rows(im, filtered, pal, &npal)) {
-            rawlen = (w + 1) * h;
-        } else {
-            npal = 0;
-            free(filtered);
-            filtered = NULL;
-        }
-    }
-    if (!npal)
-        filtered = vki_malloc_big(rawlen);
-    unsigned char *zero = calloc(1, rowbytes);
-    unsigned char *row16[2] = { NULL, NULL };
     struct libdeflate_compressor *comp = NULL;
     unsigned char *buf = NULL;
-    if (is16) {
-        row16[0] = malloc(rowbytes);
-        row16[1] = malloc(rowbytes);
-    }
-    if (!filtered || !zero || (is16 && (!row16[0] || !row16[1]))) {
-        rc = vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", rawlen);
-        goto done;
-    }
-
-    const unsigned char *prev = zero;
-    for (size_t y = 0; y < h && !npal; y++) {
-        const unsigned char *cur;
-        if (is16) {
-            const uint16_t *src = (const uint16_t *)im->data + y * w * (size_t)im->c;
-            unsigned char *dst = row16[y & 1];
-            for (size_t i = 0; i < w * (size_t)im->c; i++) {
-                dst[2 * i] = (unsigned char)(src[i] >> 8);
-                dst[2 * i + 1] = (unsigned char)(src[i] & 0xff);
-            }
-            cur = dst;
-        } else {
-            cur = (const unsigned char *)im->data + y * rowbytes;
-        }
-        filter_row(cur, prev, rowbytes, bpp, filtered + y * stride);
-        prev = cur;
-    }
-
     comp = libdeflate_alloc_compressor(level);
     if (!comp) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "png: cannot create a compressor (level %d)", level);
@@ -323,7 +251,6 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
     const size_t bound = libdeflate_zlib_compress_bound(comp, rawlen);
     const size_t maxchunks = bound / idat_max + 1;
     /* signature 8 + IHDR 25 (+ PLTE, tRNS) + IDAT headers/CRCs + data + IEND 12 */
-    const bool trns = npal && im->c == 4;
     const size_t head = 8 + 25 + (npal ? 12 + 3 * (size_t)npal : 0) + (trns ? 12 + (size_t)npal : 0);
     if (maxchunks > (SIZE_MAX - head - 12 - bound) / 12) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
@@ -337,21 +264,20 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
     }
     /* compress straight into the place of the first IDAT's data */
     unsigned char *zdata = buf + head + 8;
-    size_t zlen = libdeflate_zlib_compress(comp, filtered, rawlen, zdata, cap - head - 8);
+    size_t zlen = libdeflate_zlib_compress(comp, *filtered, rawlen, zdata, cap - head - 8);
     if (!zlen) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "png: compression failed");
         goto done;
     }
-    free(filtered);
-    filtered = NULL;
+    free(*filtered);
+    *filtered = NULL;
 
     memcpy(buf, "\x89PNG\r\n\x1a\n", 8);
     unsigned char *ih = buf + 8 + 8;
-    static const unsigned char ctype[5] = { 0, 0, 4, 2, 6 };
-    put32be(ih, (uint32_t)im->w);
-    put32be(ih + 4, (uint32_t)im->h);
-    ih[8] = is16 ? 16 : 8;
-    ih[9] = npal ? 3 : ctype[im->c];
+    put32be(ih, w);
+    put32be(ih + 4, h);
+    ih[8] = (unsigned char)depth;
+    ih[9] = (unsigned char)ctype;
     ih[10] = ih[11] = ih[12] = 0; /* deflate, adaptive filtering, no interlace */
     size_t at = 8 + finish_chunk(buf + 8, "IHDR", 13);
     if (npal) {
@@ -388,6 +314,143 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
 done:
     libdeflate_free_compressor(comp);
     free(buf);
+    return rc;
+}
+
+int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int level, size_t idat_max,
+                           unsigned char **out, size_t *outlen, vkimg_err *e)
+{
+    if (!out || !outlen)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: NULL output");
+    *out = NULL;
+    *outlen = 0;
+    if (!im || !im->data || im->w <= 0 || im->h <= 0 || im->c != 1 || im->fmt != VKIMG_U8 || !pal)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: a palette image needs 1 channel of 8-bit indices and a palette");
+    if (level == -1)
+        level = VKIMG_PNG_LEVEL_DEFAULT;
+    if (level < VKIMG_PNG_LEVEL_MIN || level > VKIMG_PNG_LEVEL_MAX)
+        return vki_fail(e, VKIMG_E_USAGE, "png: compression level %d is outside %d..%d", level, VKIMG_PNG_LEVEL_MIN,
+                        VKIMG_PNG_LEVEL_MAX);
+    if (idat_max < 1 || idat_max > PNG_IDAT_MAX)
+        idat_max = PNG_IDAT_MAX;
+    const size_t w = (size_t)im->w, h = (size_t)im->h;
+    if (w >= SIZE_MAX / h - 1)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
+    /* only the entries used, in index order: a shorter PLTE and tRNS */
+    const unsigned char *src = im->data;
+    unsigned char used[256] = { 0 }, remap[256];
+    for (size_t i = 0; i < w * h; i++)
+        used[src[i]] = 1;
+    uint32_t pl[256];
+    int npal = 0;
+    for (int k = 0; k < 256; k++)
+        if (used[k]) {
+            remap[k] = (unsigned char)npal;
+            pl[npal++] = pal[k];
+        }
+    const size_t rawlen = (w + 1) * h;
+    unsigned char *filtered = vki_malloc_big(rawlen);
+    if (!filtered)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", rawlen);
+    for (size_t y = 0; y < h; y++) { /* filter 0 (none), as for palette_rows' images */
+        unsigned char *o = filtered + y * (w + 1);
+        const unsigned char *r = src + y * w;
+        o[0] = 0;
+        for (size_t x = 0; x < w; x++)
+            o[1 + x] = remap[r[x]];
+    }
+    int rc = png_assemble(&filtered, rawlen, level, idat_max, (uint32_t)w, (uint32_t)h, 8, 3, pl, npal, true, out,
+                          outlen, e);
+    free(filtered);
+    return rc;
+}
+
+int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t *outlen, vkimg_err *e)
+{
+    return vki_png_encode_ex(im, level, PNG_IDAT_MAX, 0, out, outlen, e);
+}
+
+int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned flags, unsigned char **out,
+                      size_t *outlen, vkimg_err *e)
+{
+    if (!out || !outlen)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: NULL output");
+    *out = NULL;
+    *outlen = 0;
+    if (!im || !im->data || im->w <= 0 || im->h <= 0 || im->c < 1 || im->c > 4)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: invalid image");
+    if (im->fmt != VKIMG_U8 && im->fmt != VKIMG_U16)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: cannot encode %s samples (u8 or u16 only)", vkimg_fmt_name(im->fmt));
+    if (level == -1)
+        level = VKIMG_PNG_LEVEL_DEFAULT;
+    if (level < VKIMG_PNG_LEVEL_MIN || level > VKIMG_PNG_LEVEL_MAX)
+        return vki_fail(e, VKIMG_E_USAGE, "png: compression level %d is outside %d..%d", level, VKIMG_PNG_LEVEL_MIN,
+                        VKIMG_PNG_LEVEL_MAX);
+    if (idat_max < 1 || idat_max > PNG_IDAT_MAX)
+        idat_max = PNG_IDAT_MAX;
+
+    const int is16 = im->fmt == VKIMG_U16;
+    const size_t bpp = (size_t)im->c * (is16 ? 2 : 1); /* bytes per pixel */
+    const size_t w = (size_t)im->w, h = (size_t)im->h;
+    if (w > (SIZE_MAX - 1) / bpp)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
+    static const unsigned char ctype[5] = { 0, 0, 4, 2, 6 };
+    const size_t rowbytes = w * bpp, stride = rowbytes + 1;
+    if (h > SIZE_MAX / stride)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
+    size_t rawlen = stride * h;
+
+    int rc = 0;
+    unsigned char *filtered = NULL;
+    uint32_t pal[256];
+    int npal = 0;
+    /* a palette image where the pixels allow it (indices: w + 1 bytes a row) */
+    if ((flags & VKI_PNG_PALETTE) && !is16 && (im->c == 3 || im->c == 4)) {
+        if (!(filtered = vki_malloc_big((w + 1) * h)))
+            return vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", (w + 1) * h);
+        if (palette_rows(im, filtered, pal, &npal)) {
+            rawlen = (w + 1) * h;
+        } else {
+            npal = 0;
+            free(filtered);
+            filtered = NULL;
+        }
+    }
+    if (!npal)
+        filtered = vki_malloc_big(rawlen);
+    unsigned char *zero = calloc(1, rowbytes);
+    unsigned char *row16[2] = { NULL, NULL };
+    if (is16) {
+        row16[0] = malloc(rowbytes);
+        row16[1] = malloc(rowbytes);
+    }
+    if (!filtered || !zero || (is16 && (!row16[0] || !row16[1]))) {
+        rc = vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", rawlen);
+        goto done;
+    }
+
+    const unsigned char *prev = zero;
+    for (size_t y = 0; y < h && !npal; y++) {
+        const unsigned char *cur;
+        if (is16) {
+            const uint16_t *src = (const uint16_t *)im->data + y * w * (size_t)im->c;
+            unsigned char *dst = row16[y & 1];
+            for (size_t i = 0; i < w * (size_t)im->c; i++) {
+                dst[2 * i] = (unsigned char)(src[i] >> 8);
+                dst[2 * i + 1] = (unsigned char)(src[i] & 0xff);
+            }
+            cur = dst;
+        } else {
+            cur = (const unsigned char *)im->data + y * rowbytes;
+        }
+        filter_row(cur, prev, rowbytes, bpp, filtered + y * stride);
+        prev = cur;
+    }
+
+    rc = png_assemble(&filtered, rawlen, level, idat_max, (uint32_t)im->w, (uint32_t)im->h, is16 ? 16 : 8,
+                      npal ? 3 : ctype[im->c], pal, npal, npal && im->c == 4, out, outlen, e);
+
+done:
     free(filtered);
     free(zero);
     free(row16[0]);

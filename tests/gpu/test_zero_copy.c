@@ -327,11 +327,85 @@ static void test_compare(vkimg_ctx *ctx)
     }
 }
 
+/* YIQ difference images as palette indices (diff_indexed): through
+ * vkimg_compare_palette, the RGBA picture exactly, pixel for pixel: gray
+ * background, red differences, yellow anti-aliased pixels (--aa), dimmed ignored
+ * ones; 1-4 channels, awkward sizes, host and device images. */
+static void test_compare_indexed(vkimg_ctx *ctx)
+{
+    static const struct { int w, h, c, aa, ign; } cs[] = {
+        { 1, 1, 4, 0, 0 }, { 1, 23, 1, 0, 1 }, { 29, 1, 2, 1, 0 }, { 67, 45, 3, 1, 1 }, { 131, 7, 4, 0, 1 },
+        { 300, 257, 3, 0, 0 },
+    };
+    const uint32_t *pal = vkimg_compare_palette();
+    CHECK(pal && pal[0] == 0xff0000ffu && pal[1] == 0xff00ffffu && pal[2] == 0xff020202u && pal[255] == 0xffffffffu,
+          "vkimg_compare_palette: red, yellow, grays");
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        const int w = cs[i].w, h = cs[i].h, c = cs[i].c;
+        snprintf(cur_case, sizeof cur_case, "indexed diff %dx%dx%d aa %d ignore %d", w, h, c, cs[i].aa, cs[i].ign);
+        vkimg_err e;
+        vkimg_image a, b;
+        CHECK(vkimg_image_alloc(&a, w, h, c, VKIMG_U8, &e) == 0 && vkimg_image_alloc(&b, w, h, c, VKIMG_U8, &e) == 0,
+              "%s: alloc", cur_case);
+        fill(&a, 3 + i);
+        memcpy(b.data, a.data, vkimg_image_bytes(&a));
+        /* a block of changes, and a smooth edge for the detector to find */
+        unsigned char *pb = b.data;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                if ((x + y) % 5 == 0 || (x < w / 3 && y < h / 2))
+                    for (int k = 0; k < c; k++)
+                        pb[((size_t)y * w + x) * c + k] ^= (unsigned char)(0x10 << (k & 3));
+        vkimg_compare_opts o = VKIMG_COMPARE_DEFAULTS;
+        o.metric = VKIMG_METRIC_YIQ;
+        o.threshold = 0.05;
+        o.aa = cs[i].aa;
+        vkimg_rect rect = { w / 2, h / 2, w - 1, h - 1 };
+        if (cs[i].ign) {
+            o.ignore = &rect;
+            o.nignore = 1;
+        }
+        o.want_diff = true;
+        vkimg_compare_result rgba, idx, didx;
+        memset(&rgba, 0, sizeof rgba);
+        memset(&idx, 0, sizeof idx);
+        memset(&didx, 0, sizeof didx);
+        int rc1 = vkimg_compare(ctx, &a, &b, &o, &rgba, NULL, &e);
+        CHECK(rc1 == 0 && rgba.diff.c == 4, "%s: rgba: %s", cur_case, e.msg);
+        o.diff_indexed = true;
+        int rc2 = vkimg_compare(ctx, &a, &b, &o, &idx, NULL, &e);
+        CHECK(rc2 == 0 && idx.diff.c == 1 && idx.diff.fmt == VKIMG_U8 && idx.diff.w == w && idx.diff.h == h,
+              "%s: indexed: %s", cur_case, e.msg);
+        o.device_diff = true;
+        int rc3 = vkimg_compare(ctx, &a, &b, &o, &didx, NULL, &e);
+        CHECK(rc3 == 0 && didx.diff.priv && same(&idx.diff, &didx.diff), "%s: device indexed differs: %s", cur_case,
+              e.msg);
+        if (!rc1 && !rc2) {
+            CHECK(rgba.ndiff == idx.ndiff && rgba.naa == idx.naa, "%s: counts differ", cur_case);
+            size_t bad = 0, red = 0;
+            const unsigned char *q = rgba.diff.data, *ix = idx.diff.data;
+            for (size_t p = 0; p < (size_t)w * h; p++) {
+                uint32_t v = q[4 * p] | q[4 * p + 1] << 8 | q[4 * p + 2] << 16 | (uint32_t)q[4 * p + 3] << 24;
+                bad += pal[ix[p]] != v;
+                red += ix[p] == 0;
+            }
+            CHECK(bad == 0, "%s: %zu pixels' palette colours differ from the RGBA picture", cur_case, bad);
+            CHECK(red == idx.ndiff, "%s: %zu red pixels, %llu differ", cur_case, red, (unsigned long long)idx.ndiff);
+        }
+        vkimg_image_free(&rgba.diff);
+        vkimg_image_free(&idx.diff);
+        vkimg_image_free(&didx.diff);
+        vkimg_image_free(&a);
+        vkimg_image_free(&b);
+    }
+}
+
 int main(void)
 {
     static const gh_suite suites[] = { { "runs", test_runs },
                                        { "load", test_load },
                                        { "load-png-in-place", test_load_png_in_place },
-                                       { "compare", test_compare } };
-    return gh_main("test_zero_copy", suites, 4);
+                                       { "compare", test_compare },
+                                       { "compare-indexed", test_compare_indexed } };
+    return gh_main("test_zero_copy", suites, 5);
 }

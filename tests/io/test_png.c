@@ -335,8 +335,92 @@ static void test_palette(void)
     }
 }
 
+/* vkimg_save_opts.palette: a 1-channel 8-bit image of indices into 256 colours
+ * (compare's difference images). PNG: a palette image of the entries used, in
+ * index order (PLTE and tRNS of that many, rows unfiltered), that reads back as
+ * the RGBA colours; BMP and TGA: the RGBA colours written directly; the same
+ * pixels either way. 1x1, 1xN, Nx1 and larger, 1 to 256 entries used. */
+static void test_indexed(void)
+{
+    static const struct {
+        int w, h, used;
+    } cs[] = { { 1, 1, 1 }, { 1, 17, 3 }, { 13, 1, 13 }, { 37, 29, 100 }, { 300, 7, 256 }, { 64, 64, 2 } };
+    uint32_t pal[256];
+    for (int k = 0; k < 256; k++) /* every channel and alpha differ between entries */
+        pal[k] = (uint32_t)(k * 7 & 255) | (uint32_t)(255 - k) << 8 | (uint32_t)(k * 13 & 255) << 16 |
+                 (uint32_t)((k * 3 + 40) & 255) << 24;
+    char dir[] = "/tmp/vkimg-idx-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    vkimg_err e;
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        const int w = cs[i].w, h = cs[i].h;
+        vkimg_image idx, want;
+        CHECK(vkimg_image_alloc(&idx, w, h, 1, VKIMG_U8, &e) == 0 && vkimg_image_alloc(&want, w, h, 4, VKIMG_U8, &e) == 0,
+              "alloc: %s", e.msg);
+        unsigned char *ix = idx.data, *q = want.data;
+        /* the used entries spread over 0..255: index (j * 251 + 5) % 256 for j < used */
+        for (int p = 0; p < w * h; p++) {
+            int j = p < cs[i].used ? p : (int)(((long)p * 7919) % cs[i].used);
+            ix[p] = (unsigned char)((j * 251 + 5) % 256);
+            for (int k = 0; k < 4; k++)
+                q[4 * p + k] = (unsigned char)(pal[ix[p]] >> (8 * k));
+        }
+        unsigned char *png = NULL;
+        size_t n = 0;
+        CHECK(vki_png_encode_indexed(&idx, pal, 2, 0, &png, &n, &e) == 0, "%dx%d: encode: %s", w, h, e.msg);
+        int pw, ph, depth, ctype, nidat;
+        unsigned char filters[64];
+        unsigned char *raw = png ? png_parse(png, n, &pw, &ph, &depth, &ctype, filters, 64, &nidat) : NULL;
+        CHECK(raw && ctype == 3 && depth == 8 && pw == w && ph == h, "%dx%d: a palette PNG", w, h);
+        int nonzero = 0;
+        for (int y = 0; raw && y < h && y < 64; y++)
+            nonzero += filters[y] != 0;
+        CHECK(nonzero == 0, "%dx%d: rows unfiltered", w, h);
+        bool plte = false, trns = false;
+        for (size_t at = 8; png && at + 12 <= n;) {
+            uint32_t len = be32(png + at);
+            if (!memcmp(png + at + 4, "PLTE", 4))
+                plte = len == 3u * (uint32_t)cs[i].used;
+            if (!memcmp(png + at + 4, "tRNS", 4))
+                trns = len == (uint32_t)cs[i].used;
+            at += 12 + len;
+        }
+        CHECK(plte && trns, "%dx%d: PLTE and tRNS of the %d entries used", w, h, cs[i].used);
+        vkimg_image back = { 0 };
+        CHECK(png && vkimg_load_memory(png, n, "indexed", NULL, &back, &e) == 0, "load: %s", e.msg);
+        CHECK(same_image(&back, &want), "%dx%d: the colours back as RGBA (c=%d)", w, h, back.c);
+        vkimg_image_free(&back);
+        /* through vkimg_save: PNG and the formats that take the colours */
+        static const char *const exts[] = { "png", "bmp", "tga" };
+        for (size_t x = 0; x < 3; x++) {
+            char path[128];
+            snprintf(path, sizeof path, "%s/i.%s", dir, exts[x]);
+            vkimg_save_opts so = { .png_level = 2, .palette = pal };
+            CHECK(vkimg_save(path, &idx, &so, &e) == 0, "%dx%d: save %s: %s", w, h, exts[x], e.msg);
+            vkimg_image f = { 0 };
+            CHECK(vkimg_load(path, NULL, &f, &e) == 0 && same_image(&f, &want), "%dx%d: %s: the RGBA colours back", w,
+                  h, exts[x]);
+            vkimg_image_free(&f);
+            remove(path);
+        }
+        free(raw);
+        free(png);
+        vkimg_image_free(&idx);
+        vkimg_image_free(&want);
+    }
+    /* not indices: refused */
+    vkimg_image im;
+    make_image(&im, 5, 5, 3, VKIMG_U8, 0, 1);
+    unsigned char *png = NULL;
+    size_t n = 0;
+    CHECK(vki_png_encode_indexed(&im, pal, 2, 0, &png, &n, &e) != 0 && !png, "3 channels refused");
+    CHECK(vki_png_encode_indexed(&im, NULL, 2, 0, &png, &n, &e) != 0 && !png, "no palette refused");
+    vkimg_image_free(&im);
+    remove(dir);
+}
+
 int main(void)
 {
-    static void (*const tests[])(void) = { test_png_stream, test_roundtrip_png, test_palette };
-    return io_main("test_png", tests, 3);
+    static void (*const tests[])(void) = { test_png_stream, test_roundtrip_png, test_palette, test_indexed };
+    return io_main("test_png", tests, 4);
 }
