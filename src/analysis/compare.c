@@ -430,8 +430,19 @@ int vkimg_compare(vkimg_ctx *ctx, const vkimg_image *a, const vkimg_image *b, co
         goto done;
     if ((rc = ignore_mask(o, ow, oh, &ign, &nignored, e)))
         goto done;
-    if ((rc = compare_core(&ctx->gpu, ca.data ? &ca : a, cb.data ? &cb : b, o, ign, nignored, r, timing, e)))
+    const bool equal = !o->want_diff && !o->ssim && a->w == b->w && a->h == b->h && a->fmt == b->fmt &&
+                       (a->fmt == VKIMG_U8 || a->fmt == VKIMG_U16) && !memcmp(a->data, b->data, vkimg_image_bytes(a));
+    if (equal) { /* the same samples: every error is 0, nothing to run */
+        r->channels = a->c;
+        r->ignored = nignored;
+        r->compared = (uint64_t)ow * (uint64_t)oh - nignored;
+        if (o->metric == VKIMG_METRIC_ABS)
+            r->psnr = INFINITY;
+        if (timing)
+            memset(timing, 0, sizeof *timing);
+    } else if ((rc = compare_core(&ctx->gpu, ca.data ? &ca : a, cb.data ? &cb : b, o, ign, nignored, r, timing, e))) {
         goto done;
+    }
     r->width = W;
     r->height = H;
     r->pixels = (uint64_t)W * (uint64_t)H;

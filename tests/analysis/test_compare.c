@@ -215,6 +215,61 @@ static void test_identical(void)
     }
 }
 
+/* The same samples with no picture and no SSIM asked for: vkimg_compare runs
+ * nothing and gives what the device gives for them (the run with a picture):
+ * every metric and count, ignore regions, both metrics, 8 and 16 bits,
+ * 1x1, 1xN, Nx1 and larger; and a pair that differs in one last sample still
+ * runs (its difference counted). */
+static void test_equal_fast(void)
+{
+    static const struct { int w, h, c; vkimg_fmt f; vkimg_metric m; } cs[] = {
+        { 1, 1, 1, VKIMG_U8, VKIMG_METRIC_ABS },   { 1, 37, 3, VKIMG_U8, VKIMG_METRIC_YIQ },
+        { 41, 1, 4, VKIMG_U16, VKIMG_METRIC_ABS }, { 67, 45, 2, VKIMG_U8, VKIMG_METRIC_YIQ },
+        { 131, 7, 3, VKIMG_U16, VKIMG_METRIC_YIQ },
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        char label[96];
+        snprintf(label, sizeof label, "equal %dx%dx%d %s metric %d", cs[i].w, cs[i].h, cs[i].c,
+                 vkimg_fmt_name(cs[i].f), (int)cs[i].m);
+        vkimg_image a = { 0 }, b = { 0 };
+        mk(&a, cs[i].w, cs[i].h, cs[i].c, cs[i].f);
+        fill(&a, 5 + i, 0, 255);
+        copy_img(&b, &a);
+        vkimg_compare_opts o = VKIMG_COMPARE_DEFAULTS;
+        o.metric = cs[i].m;
+        vkimg_rect rect = { 0, 0, cs[i].w / 2, 0 };
+        o.ignore = &rect;
+        o.nignore = i % 2;
+        vkimg_compare_result fast, dev;
+        o.want_diff = false;
+        int rc1 = cmp(&a, &b, &o, &fast);
+        o.want_diff = true;
+        int rc2 = cmp(&a, &b, &o, &dev);
+        CHECK(rc1 == 0 && rc2 == 0, "%s: rc %d %d", label, rc1, rc2);
+        CHECK(fast.verdict == dev.verdict && fast.verdict == VKIMG_CMP_OK && fast.ndiff == 0 && dev.ndiff == 0 &&
+                  fast.naa == dev.naa && fast.nfail == dev.nfail && fast.nwarn == dev.nwarn &&
+                  fast.compared == dev.compared && fast.ignored == dev.ignored && fast.pixels == dev.pixels &&
+                  fast.channels == dev.channels && fast.width == dev.width && fast.outside == dev.outside,
+              "%s: counts differ (compared %llu/%llu, ignored %llu/%llu)", label, (unsigned long long)fast.compared,
+              (unsigned long long)dev.compared, (unsigned long long)fast.ignored, (unsigned long long)dev.ignored);
+        CHECK(fast.mae == dev.mae && fast.rmse == dev.rmse && fast.max_err == dev.max_err &&
+                  (fast.psnr == dev.psnr || (isinf(fast.psnr) && isinf(dev.psnr))) && isnan(fast.ssim) &&
+                  fast.max_x == dev.max_x && fast.max_y == dev.max_y && fast.pct_fail == dev.pct_fail &&
+                  fast.diff_ratio == dev.diff_ratio && !fast.diff.data,
+              "%s: metrics differ (psnr %g/%g)", label, fast.psnr, dev.psnr);
+        vkimg_image_free(&dev.diff);
+        /* the last sample differs: counted */
+        size_t n = vkimg_image_bytes(&b);
+        ((uint8_t *)b.data)[n - 1] ^= 0x80;
+        o.want_diff = false;
+        o.threshold = 0;
+        CHECK(cmp(&a, &b, &o, &fast) == 0 && fast.ndiff == 1 && fast.verdict == VKIMG_CMP_FAIL,
+              "%s: one different sample: %llu differ", label, (unsigned long long)fast.ndiff);
+        vkimg_image_free(&a);
+        vkimg_image_free(&b);
+    }
+}
+
 /* a: u8 in [0, 200]; b = a with k samples +d (1..40) and one +55 (the unique max). */
 static void perturb(const vkimg_image *a, vkimg_image *b, int k, unsigned long long seed, size_t *max_i)
 {
@@ -491,6 +546,7 @@ int main(void)
         return t_skip_no_device(e.msg);
 
     test_identical();
+    test_equal_fast();
     test_perturbed("subgroup", 131, 67, 4, 300);
     test_perturbed("subgroup", 1920, 1080, 3, 5000);
     test_mixed_formats();

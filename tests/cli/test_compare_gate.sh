@@ -186,6 +186,7 @@ run_expect 4 "directories: both empty" -- compare "$T/empty1" "$T/empty2"
 rm -rf "$E" "$Ac"
 mkdir -p "$E/s" "$Ac/s"
 cp "$A" "$E/ok.png" && cp "$A" "$Ac/ok.png"
+cp "$A" "$E/same-pixels.png" && cp "$T/a_lvl9.png" "$Ac/same-pixels.png" # other bytes: decoded, equal
 cp "$A" "$E/s/bad.png" && cp "$T/block.png" "$Ac/s/bad.png"
 cp "$A" "$E/$weird" && cp "$T/block.png" "$Ac/$weird"
 cp "$A" "$E/only-e.png"
@@ -194,18 +195,20 @@ run_expect 2 "directories --diff --junit --report" -- compare "$E" "$Ac" --metri
 check "--diff DIR: failing pair's image" test -s "$T/diffs/s/bad.png"
 check "--diff DIR: odd name's image" test -s "$T/diffs/$weird"
 check "--diff DIR: none for a passing pair" test ! -e "$T/diffs/ok.png"
+check "--diff DIR: none for a pair of the same pixels in other bytes" test ! -e "$T/diffs/same-pixels.png"
 check "--junit: valid XML, one testcase per pair, failures with metrics" python3 -c "
 import sys, xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
 cases = {c.get('name'): c for c in r.iter('testcase')}
-assert set(cases) == {'ok.png', 's/bad.png', sys.argv[2], 'only-e.png', 'only-a.png'}, cases
-assert r.get('tests') == '5' and r.get('failures') == '3' and r.get('errors') == '0', r.attrib
+assert set(cases) == {'ok.png', 'same-pixels.png', 's/bad.png', sys.argv[2], 'only-e.png', 'only-a.png'}, cases
+assert r.get('tests') == '6' and r.get('failures') == '3' and r.get('errors') == '0', r.attrib
 f = cases['s/bad.png'].find('failure')
 assert f is not None and f.get('type') == 'FAILURE' and '12 pixels differ' in f.get('message') and 'ndiff: 12' in f.text
 assert cases[sys.argv[2]].find('failure') is not None
 assert cases['only-e.png'].find('failure').get('type') == 'MISSING'
 assert cases['only-a.png'].find('skipped') is not None
 assert cases['ok.png'].find('failure') is None
+assert cases['same-pixels.png'].find('failure') is None
 " "$T/junit.xml" "$weird"
 check "--report: index.html" test -s "$T/report/index.html"
 check "--report: the failing pair's three images" test -s "$T/report/img/4-expected.png" -a -s "$T/report/img/4-actual.png" -a -s "$T/report/img/4-diff.png"
