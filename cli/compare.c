@@ -277,6 +277,11 @@ static vkimg_ctx *one_get_ctx(void *user, cmp_ctx_op op, vkimg_err *e)
         pthread_mutex_unlock(&c->mu);
         return NULL;
     }
+    if (op == CMP_CTX_TRIM) {
+        vkimg_ctx_trim(c->ctx);
+        pthread_mutex_unlock(&c->mu);
+        return NULL;
+    }
     if (op == CMP_CTX_SOON) {
         if (!c->ctx && !c->opening)
             c->opening = c->reserved = true;

@@ -65,9 +65,11 @@ typedef struct cmp_pair {
  * NULL); CMP_CTX_PEEK: the context if it is open now (never opens it, takes
  * nothing: to decode into its memory; it waits while the context is being
  * opened); CMP_CTX_SOON: the caller's next ACQUIRE opens it, and PEEKs wait for
- * that from now on (where an implementation opens on demand; else nothing).
+ * that from now on (where an implementation opens on demand; else nothing);
+ * CMP_CTX_TRIM: the images are freed, give their memory back where no other
+ * comparison would reuse it (one pair: vkimg_ctx_trim; else nothing).
  * Thread-safe. */
-typedef enum { CMP_CTX_ACQUIRE, CMP_CTX_RELEASE, CMP_CTX_PEEK, CMP_CTX_SOON } cmp_ctx_op;
+typedef enum { CMP_CTX_ACQUIRE, CMP_CTX_RELEASE, CMP_CTX_PEEK, CMP_CTX_SOON, CMP_CTX_TRIM } cmp_ctx_op;
 typedef vkimg_ctx *(*cmp_ctx_fn)(void *user, cmp_ctx_op op, vkimg_err *e);
 
 /* Runs one pair: reads both files, PASS at once when their bytes are the same

@@ -54,7 +54,7 @@ static vkimg_ctx *dir_get_ctx(void *user, cmp_ctx_op op, vkimg_err *e)
 {
     dir_run *d = user;
     pthread_mutex_lock(&d->mu);
-    if (op == CMP_CTX_PEEK || op == CMP_CTX_SOON) {
+    if (op == CMP_CTX_PEEK || op == CMP_CTX_SOON || op == CMP_CTX_TRIM) {
         vkimg_ctx *c = op == CMP_CTX_PEEK ? d->ctx : NULL;
         pthread_mutex_unlock(&d->mu);
         return c;

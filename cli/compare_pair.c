@@ -234,6 +234,7 @@ typedef struct decode_job {
     const char *name;
     cmp_ctx_fn get_ctx; /* decode into the device's memory where its context is open */
     void *ctx_user;
+    unsigned char *owned; /* buf, to free as soon as the decoder is done with it (or NULL) */
     vkimg_image im;
     vkimg_err e;
     int rc;
@@ -249,11 +250,20 @@ static int decode_alloc(void *user, vkimg_image *im, int w, int h, int c, vkimg_
     return ctx ? vkimg_image_alloc_device(ctx, im, w, h, c, fmt, e) : 1;
 }
 
+/* The file's bytes are read no more (a PNG's are once inflated): freed while the
+ * rest decodes, so that the files and the images are not all in memory at once. */
+static void decode_input_done(void *user)
+{
+    decode_job *j = user;
+    free(j->owned);
+    j->owned = NULL;
+}
+
 static void *decode_thread(void *arg)
 {
     decode_job *j = arg;
     double t = cli_now_ms();
-    vkimg_load_opts lo = { .alloc = decode_alloc, .user = j };
+    vkimg_load_opts lo = { .alloc = decode_alloc, .input_done = decode_input_done, .user = j };
     j->rc = vkimg_load_memory(j->buf, j->len, j->name, &lo, &j->im, &j->e);
     j->ms = cli_now_ms() - t;
     return NULL;
@@ -474,8 +484,10 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     /* decode: B on a second thread (A on this one); two images: the context opens
      * meanwhile on a third, and they decode into its memory if it is open in time */
     double td = cli_now_ms();
-    ja = (decode_job){ .buf = ba, .len = la, .name = p->a, .get_ctx = get_ctx, .ctx_user = ctx_user };
-    jb = (decode_job){ .buf = bb, .len = lb, .name = p->b, .get_ctx = get_ctx, .ctx_user = ctx_user };
+    ja = (decode_job){ .buf = ba, .len = la, .name = p->a, .get_ctx = get_ctx, .ctx_user = ctx_user,
+                       .owned = p->mem_a ? NULL : ba };
+    jb = (decode_job){ .buf = bb, .len = lb, .name = p->b, .get_ctx = get_ctx, .ctx_user = ctx_user,
+                       .owned = p->mem_a ? NULL : bb };
     ctx_job cj = { get_ctx, ctx_user, { 0 } };
     pthread_t tid, ctid;
     if (parallel) { /* the decoders wait for it from the start (PEEK) and decode into its memory */
@@ -493,10 +505,9 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     if (ctx_early)
         pthread_join(ctid, NULL);
     p->decode_ms = cli_now_ms() - td;
-    if (!p->mem_a) {
-        free(ba);
-        free(bb);
-    }
+    free(ja.owned); /* where the decoders have not freed them (B when the files are the same) */
+    free(jb.owned);
+    ja.owned = jb.owned = NULL;
     ba = bb = NULL;
     if (ja.rc || (!identical && jb.rc)) {
         set_error(p, CLI_CMP_ERROR, ja.rc ? ja.e.msg : jb.e.msg);
@@ -554,6 +565,7 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     if (!cfg->report_dir) { /* the pixels are not needed any more: less memory while the diff is encoded */
         vkimg_image_free(&jb.im);
         vkimg_image_free(&ja.im);
+        get_ctx(ctx_user, CMP_CTX_TRIM, NULL); /* their buffers too (one pair: no run reuses them) */
     }
     /* two images: the context goes now, with its buffers, unless the difference
      * image or the images kept for the report live in its memory */

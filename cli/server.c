@@ -149,7 +149,7 @@ typedef struct server_ctx {
 static vkimg_ctx *server_get_ctx(void *user, cmp_ctx_op op, vkimg_err *e)
 {
     (void)e;
-    return op != CMP_CTX_RELEASE && op != CMP_CTX_SOON ? ((server_ctx *)user)->ctx : NULL;
+    return op == CMP_CTX_ACQUIRE || op == CMP_CTX_PEEK ? ((server_ctx *)user)->ctx : NULL;
 }
 
 /* diffLines / diffCols: the rows / columns holding a counted pixel (pixelmatch's

@@ -131,7 +131,13 @@ typedef struct vkimg_load_opts {
      * copied into it. Return 0, or VKIMG_E_* with e filled (the load fails), or
      * 1 to decline (an ordinary allocation is made instead). */
     int (*alloc)(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e);
-    void *user; /* for min_size and alloc */
+    /* The input is read (optional; vkimg_load_memory): called once, as soon as the
+     * decoder reads the caller's buffer no more, so that the caller can free it
+     * while the rest is decoded (a PNG: once its compressed data is gathered or
+     * inflated, before the rows are unfiltered; other formats: when decoded, or
+     * when the load fails). Less memory at once where files are large. */
+    void (*input_done)(void *user);
+    void *user; /* for min_size, alloc and input_done */
 } vkimg_load_opts;
 
 /* Loads an image file: PNG, JPEG, GIF (first frame), BMP, TGA, PSD (composite),
@@ -279,6 +285,11 @@ VKIMG_API vkimg_ctx *vkimg_ctx_create(const vkimg_ctx_opts *o, vkimg_err *e);
 VKIMG_API void vkimg_ctx_destroy(vkimg_ctx *ctx);
 /* Number of validation messages (warnings and errors) seen so far. */
 VKIMG_API int vkimg_ctx_validation_messages(const vkimg_ctx *ctx);
+/* Frees the memory the context keeps for reuse: the buffers of finished runs and
+ * freed device images (a pool, so that the next run of the same sizes allocates
+ * nothing). For a long-lived context between jobs, or before a step that needs
+ * memory more than the context does. Thread-safe; buffers in use stay. */
+VKIMG_API void vkimg_ctx_trim(vkimg_ctx *ctx);
 /* "NVIDIA H100 80GB HBM3 (discrete GPU, NVIDIA 580.159.4, Vulkan 1.3.289)" */
 VKIMG_API const char *vkimg_ctx_device_desc(const vkimg_ctx *ctx);
 /* Index of the ctx's device in the list of vkimg_list_devices. */

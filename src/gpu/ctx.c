@@ -1,5 +1,6 @@
 /* The public device context (vkimg_ctx): a vki_gpu. */
 #include "gpu/gpu.h"
+#include "gpu/gpu_priv.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -25,6 +26,12 @@ void vkimg_ctx_destroy(vkimg_ctx *ctx)
         return;
     vki_gpu_destroy(&ctx->gpu);
     free(ctx);
+}
+
+void vkimg_ctx_trim(vkimg_ctx *ctx)
+{
+    if (ctx)
+        vki_pool_trim(&ctx->gpu);
 }
 
 int vkimg_ctx_validation_messages(const vkimg_ctx *ctx)

@@ -39,5 +39,7 @@ void vki_cache_close(vki_gpu *g);
  * VKIMG_BUFFER_POOL_MB); clearing frees every pooled buffer. */
 void vki_pool_init(vki_gpu *g);
 void vki_pool_clear(vki_gpu *g);
+/* vki_pool_clear under the pool's lock (vkimg_ctx_trim). */
+void vki_pool_trim(vki_gpu *g);
 
 #endif

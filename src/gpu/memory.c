@@ -244,6 +244,21 @@ fail:
     return e->code;
 }
 
+void vki_pool_trim(vki_gpu *g)
+{
+    if (!g->dev || !g->lock_init)
+        return;
+    vki_buf old[VKI_POOL_MAX];
+    pthread_mutex_lock(&g->plock);
+    int n = g->pool_n;
+    memcpy(old, g->pool, (size_t)n * sizeof old[0]);
+    g->pool_n = 0;
+    g->pool_bytes = 0;
+    pthread_mutex_unlock(&g->plock);
+    for (int i = 0; i < n; i++)
+        buf_free(g, &old[i]);
+}
+
 void vki_pool_clear(vki_gpu *g)
 {
     for (int i = 0; i < g->pool_n; i++)

@@ -83,9 +83,10 @@ int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int l
  * critical chunk CRCs, exact zlib size, filter types, palette indices. */
 int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e);
-/* vki_png_decode with the load options' allocator (o->alloc; o may be NULL). */
+/* vki_png_decode with the load options' allocator (o->alloc; o may be NULL); calls
+ * o->input_done once b is read no more (and sets *released; released may be NULL). */
 int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
-                        const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
+                        const vkimg_load_opts *o, vkimg_image *out, bool *released, vkimg_err *e);
 
 /* JPEG through libjpeg-turbo's TurboJPEG API (jpeg.c): baseline, progressive or
  * arithmetic-coded; gray gives 1 channel, colour 3 (RGB), CMYK/YCCK are converted

@@ -84,10 +84,13 @@ int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg
         return what ? vki_fail(e, VKIMG_E_RUNTIME, "%s: %s", name, what)
                     : vki_fail(e, VKIMG_E_RUNTIME, "%s: not a supported image (" FORMAT_LIST ")", name);
     /* PNG and JPEG take the options (shrink-on-load, the caller's memory) */
-    const bool opts = o && (o->min_size || o->alloc);
+    const bool opts = o && (o->min_size || o->alloc || o->input_done);
+    bool released = false; /* o->input_done called (PNG: before the rows are unfiltered) */
     int rc = opts && dec == vki_jpeg_decode  ? vki_jpeg_decode_opts(b, len, name, max_pixels, o, out, e)
-           : opts && dec == vki_png_decode ? vki_png_decode_opts(b, len, name, max_pixels, o, out, e)
+           : opts && dec == vki_png_decode ? vki_png_decode_opts(b, len, name, max_pixels, o, out, &released, e)
                                              : dec(b, len, name, max_pixels, out, e);
+    if (o && o->input_done && !released) /* b is read no more (nor below) */
+        o->input_done(o->user);
     if (rc) {
         vkimg_image_free(out); /* decoders leave nothing behind; this only makes sure */
         return rc;
@@ -238,7 +241,9 @@ int vkimg_load_meta(const char *path, const vkimg_load_opts *o, vkimg_image *out
     int rc = read_file(path, o ? o->max_pixels : 0, &buf, &len, e);
     if (rc)
         return rc;
-    rc = vkimg_load_memory(buf, len, path, o, out, e);
+    vkimg_load_opts lo = o ? *o : (vkimg_load_opts){ 0 };
+    lo.input_done = NULL; /* for the caller's buffer, and buf is this function's */
+    rc = vkimg_load_memory(buf, len, path, &lo, out, e);
     if (!rc && meta) { /* best effort: metadata the image decoded without is left out */
         vkimg_err me;
         if (vki_meta_read(buf, len, meta, &me))

@@ -374,12 +374,23 @@ static size_t a7_count(size_t n, int o, int s) { return n > (size_t)o ? (n - (si
 int vki_png_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e)
 {
-    return vki_png_decode_opts(b, len, name, max_pixels, NULL, out, e);
+    return vki_png_decode_opts(b, len, name, max_pixels, NULL, out, NULL, e);
+}
+
+/* Tells the caller its buffer is read no more (vkimg_load_opts.input_done), once. */
+static void release_input(const vkimg_load_opts *o, bool *released)
+{
+    if (o && o->input_done && released && !*released) {
+        *released = true;
+        o->input_done(o->user);
+    }
 }
 
 int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
-                        const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e)
+                        const vkimg_load_opts *o, vkimg_image *out, bool *released, vkimg_err *e)
 {
+    if (released)
+        *released = false;
     if (!name)
         name = "<memory>";
     if (out)
@@ -605,6 +616,7 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
             q += 12 + (size_t)n;
         }
         z = zbuf;
+        release_input(o, released); /* the data is in zbuf now */
     }
     if (packs && o && o->alloc) {
         if ((rc = vki_decoded_alloc_opts(o, &result, d->w, d->h, d->out_c, d->depth == 16 ? VKIMG_U16 : VKIMG_U8, name,
@@ -637,6 +649,7 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
     dec = NULL;
     free(zbuf);
     zbuf = NULL;
+    release_input(o, released); /* (one IDAT: inflated from the input itself) */
 
     unfilter_fn unf;
     switch (bpp) {

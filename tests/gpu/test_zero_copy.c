@@ -8,6 +8,7 @@
 #include "png_util.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
+#include "gpu/gpu.h" /* the buffer pool, to see vkimg_ctx_trim empty it */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +274,131 @@ static void test_load_png_in_place(vkimg_ctx *ctx)
             }
 }
 
+/* vkimg_load_opts.input_done: called exactly once, after which the decoder reads
+ * the caller's buffer no more: the callback frees it (the sanitizer build would
+ * see a later read) and the pixels are still the ordinary load's. PNG with one
+ * IDAT and with many (gathered, then freed before inflating), 8 and 16 bits, into
+ * device memory and not; JPEG, BMP and TGA; a corrupt PNG (called on failure too).
+ * And vkimg_ctx_trim frees the pool of idle buffers while images in use stay. */
+typedef struct done_req {
+    alloc_req a;
+    unsigned char *buf; /* freed by on_done */
+    int done_calls;
+} done_req;
+
+static int on_alloc_done(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)
+{
+    done_req *d = user;
+    return on_alloc(&d->a, im, w, h, c, fmt, e);
+}
+
+static void on_done(void *user)
+{
+    done_req *d = user;
+    d->done_calls++;
+    free(d->buf);
+    d->buf = NULL;
+}
+
+static void test_input_done(vkimg_ctx *ctx)
+{
+    char dir[] = "/tmp/vkimg-done-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    for (int k = 0; k < 8; k++) {
+        /* 0-3: PNG one IDAT / many IDATs, 8 / 16-bit; 4 JPEG, 5 BMP, 6 TGA; 7 corrupt PNG */
+        static const char *const exts[] = { "png", "png", "png", "png", "jpg", "bmp", "tga", "png" };
+        const int c = k == 4 ? 3 : 4 - (k & 1);
+        const vkimg_fmt fmt = (k == 2 || k == 3) ? VKIMG_U16 : VKIMG_U8;
+        snprintf(cur_case, sizeof cur_case, "input_done case %d (%s)", k, exts[k]);
+        unsigned char *file = NULL;
+        size_t len = 0;
+        vkimg_err e;
+        if (k <= 3 || k == 7) {
+            const int w = 97, h = 41;
+            const size_t rawn = (size_t)w * h * c * (fmt == VKIMG_U16 ? 2 : 1);
+            unsigned char *raw = malloc(rawn);
+            unsigned long long seed = (unsigned long long)k + 1;
+            for (size_t i = 0; i < rawn; i++)
+                raw[i] = (unsigned char)(i / 5 + (t_rand(&seed) >> 60));
+            png_spec ps = { .w = w, .h = h, .depth = fmt == VKIMG_U16 ? 16 : 8, .ctype = c == 4 ? 6 : 2, .raw = raw,
+                            .filter = 5, .idat_max = (k & 1) ? 300 : 0, .bad_filter_row = k == 7 ? 20 : 0 };
+            file = mk_png(&ps, &len);
+            free(raw);
+        } else {
+            char path[128];
+            snprintf(path, sizeof path, "%s/f.%s", dir, exts[k]);
+            vkimg_image im;
+            make_image(&im, 53, 29, c, VKIMG_U8, 1, (unsigned long long)k);
+            CHECK(vkimg_save(path, &im, NULL, &e) == 0, "%s: save: %s", cur_case, e.msg);
+            vkimg_image_free(&im);
+            FILE *f = fopen(path, "rb");
+            if (f) {
+                file = malloc(1 << 20);
+                len = file ? fread(file, 1, 1 << 20, f) : 0;
+                fclose(f);
+            }
+            remove(path);
+        }
+        CHECK(file && len > 0, "%s: file made", cur_case);
+        if (!file)
+            continue;
+        vkimg_image plain = { 0 };
+        int prc = vkimg_load_memory(file, len, "f", NULL, &plain, &e);
+        CHECK((prc == 0) == (k != 7), "%s: plain load rc %d", cur_case, prc);
+        for (int dev = 0; dev <= 1; dev++) {
+            done_req d = { .a = { .ctx = ctx, .decline = !dev }, .buf = malloc(len) };
+            memcpy(d.buf, file, len);
+            vkimg_load_opts lo = { .alloc = on_alloc_done, .input_done = on_done, .user = &d };
+            vkimg_image out = { 0 };
+            const unsigned char *bytes = d.buf; /* freed by the callback */
+            int rc = vkimg_load_memory(bytes, len, "f", &lo, &out, &e);
+            CHECK(d.done_calls == 1 && d.buf == NULL, "%s (device %d): input_done called %d times", cur_case, dev,
+                  d.done_calls);
+            free(d.buf);
+            if (k == 7)
+                CHECK(rc != 0 && !out.data && strstr(e.msg, "filter type"), "%s: corrupt: rc %d %s", cur_case, rc,
+                      e.msg);
+            else
+                CHECK(rc == 0 && same(&plain, &out) && (out.priv != NULL) == (dev != 0),
+                      "%s (device %d): rc %d, pixels or memory differ", cur_case, dev, rc);
+            vkimg_image_free(&out);
+        }
+        vkimg_image_free(&plain);
+        free(file);
+    }
+    remove(dir);
+
+    /* vkimg_ctx_trim: the idle buffers go; an image in use stays and runs */
+    vkimg_image keep, gone;
+    vkimg_err e;
+    CHECK(vkimg_image_alloc_device(ctx, &keep, 64, 64, 3, VKIMG_U8, &e) == 0 &&
+              vkimg_image_alloc_device(ctx, &gone, 64, 64, 3, VKIMG_U8, &e) == 0,
+          "trim: alloc: %s", e.msg);
+    fill(&keep, 9);
+    vkimg_image host;
+    CHECK(vkimg_image_alloc(&host, 64, 64, 3, VKIMG_U8, &e) == 0, "trim: alloc host");
+    memcpy(host.data, keep.data, vkimg_image_bytes(&keep));
+    vkimg_image_free(&gone); /* into the pool */
+    CHECK(ctx->gpu.pool_n > 0, "trim: a freed image's buffer is pooled");
+    vkimg_ctx_trim(ctx);
+    CHECK(ctx->gpu.pool_n == 0 && ctx->gpu.pool_bytes == 0, "trim: the pool is empty (%d buffers)", ctx->gpu.pool_n);
+    vkimg_pipeline *p = vkimg_pipeline_parse("gray", &e);
+    vkimg_run_opts ro = { .out_fmt = VKIMG_U8 };
+    vkimg_image o1 = { 0 }, o2 = { 0 };
+    CHECK(p && vkimg_run(ctx, p, &keep, &ro, &o1, &e) == 0 && vkimg_run(ctx, p, &host, &ro, &o2, &e) == 0 &&
+              same(&o1, &o2),
+          "trim: the image in use still runs: %s", e.msg);
+    vkimg_image_free(&o1);
+    vkimg_image_free(&o2);
+    vkimg_pipeline_free(p);
+    vkimg_image_free(&keep);
+    vkimg_image_free(&host);
+    vkimg_ctx_trim(NULL); /* nothing */
+}
+
 /* ---------------------------------------------------------------- compare */
 
 /* vkimg_compare reads device images in place and keeps the difference image where
@@ -405,7 +531,8 @@ int main(void)
     static const gh_suite suites[] = { { "runs", test_runs },
                                        { "load", test_load },
                                        { "load-png-in-place", test_load_png_in_place },
+                                       { "input-done-trim", test_input_done },
                                        { "compare", test_compare },
                                        { "compare-indexed", test_compare_indexed } };
-    return gh_main("test_zero_copy", suites, 5);
+    return gh_main("test_zero_copy", suites, 6);
 }
