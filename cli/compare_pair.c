@@ -337,12 +337,12 @@ static int save_diff(const char *path, const vkimg_image *d, const uint32_t *pal
         return vkimg_save(path, d, &so, e);
     vkimg_image f = { 0 }, rgba = { 0 };
     int rc = 0;
-    if (pal && d->c == 1) { /* the colours, then the samples the format takes */
+    if (pal) { /* the colours (of the indices in the first channel), then the samples the format takes */
         if ((rc = vkimg_image_alloc(&rgba, d->w, d->h, 4, VKIMG_U8, e)))
             return rc;
         for (size_t i = 0; i < (size_t)d->w * d->h; i++)
             for (int k = 0; k < 4; k++)
-                ((uint8_t *)rgba.data)[4 * i + k] = (uint8_t)(pal[((const uint8_t *)d->data)[i]] >> (8 * k));
+                ((uint8_t *)rgba.data)[4 * i + k] = (uint8_t)(pal[((const uint8_t *)d->data)[i * d->c]] >> (8 * k));
         d = &rgba;
     }
     if ((rc = vkimg_image_alloc(&f, d->w, d->h, d->c, want, e))) {
@@ -560,11 +560,18 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     oo.device_diff = parallel && oo.want_diff && !cfg->report_dir && !cfg->keep_diff;
     /* YIQ: a byte a pixel, a quarter of the memory and of the bytes to write */
     oo.diff_indexed = o->metric == VKIMG_METRIC_YIQ;
+    /* ... over B's pixels where it is in device memory that is the host's (no
+     * memory for the picture; B then stays until the picture is written) */
+    oo.diff_over_b = oo.device_diff;
     const uint32_t *diff_pal = oo.diff_indexed ? vkimg_compare_palette() : NULL;
     int crc = vkimg_compare(ctx, A, B, &oo, &p->r, cfg->common.timing ? &p->tm : NULL, &e);
+    /* the picture may be a view of B's memory (diff_over_b) */
+    const bool diff_in_b = !crc && oo.want_diff && p->r.diff.data == B->data;
     if (!cfg->report_dir) { /* the pixels are not needed any more: less memory while the diff is encoded */
-        vkimg_image_free(&jb.im);
-        vkimg_image_free(&ja.im);
+        if (!diff_in_b)
+            vkimg_image_free(&jb.im);
+        if (!diff_in_b || B != &ja.im)
+            vkimg_image_free(&ja.im);
         get_ctx(ctx_user, CMP_CTX_TRIM, NULL); /* their buffers too (one pair: no run reuses them) */
     }
     /* two images: the context goes now, with its buffers, unless the difference

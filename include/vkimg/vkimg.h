@@ -177,10 +177,10 @@ typedef struct vkimg_save_opts {
     bool png_palette; /* an 8-bit RGB or RGBA image of at most 256 colours is written as a palette
                          PNG (lossless: it reads back as the same pixels and channels; a quarter
                          of the data to compress); vkimg compare's difference images */
-    const uint32_t *palette; /* a 1-channel 8-bit image is indices into these 256 colours (each
-                                r | g << 8 | b << 16 | a << 24; e.g. vkimg_compare_palette()):
-                                PNG writes a palette image that reads back as RGBA, the other
-                                formats the RGBA pixels */
+    const uint32_t *palette; /* an 8-bit image's first channel is indices into these 256 colours
+                                (each r | g << 8 | b << 16 | a << 24; e.g. vkimg_compare_palette();
+                                any other channels are ignored): PNG writes a palette image that
+                                reads back as RGBA, the other formats the RGBA pixels */
 } vkimg_save_opts;
 
 typedef enum vkimg_file_kind {
@@ -420,6 +420,12 @@ typedef struct vkimg_compare_opts {
     bool diff_indexed;  /* YIQ: result->diff is one byte a pixel, each an index into
                            vkimg_compare_palette() (a quarter of the memory of RGBA; written as a
                            palette PNG through vkimg_save_opts.palette) */
+    bool diff_over_b;   /* ... and written over b, which the caller needs no more: where b is an
+                           8-bit image in device memory (vkimg_image_alloc_device) of a device whose
+                           memory is the host's, and without aa (else ignored), each index goes
+                           over the first byte of b's pixel and result->diff is a view of b's
+                           memory (b's channels, the index in the first): no memory for the
+                           picture; free the diff before b, whose pixels are gone */
     vkimg_metric metric;
     double threshold;   /* YIQ: 0..1, pixelmatch's (default 0.1): 35215 * threshold^2 is the largest
                            squared YIQ distance that still matches */

@@ -16,7 +16,8 @@
 // yellow anti-aliased pixels), ignored pixels in a darker, flat gray; DIFF = 2:
 // the same picture as a byte a pixel, an index into the palette of
 // vkimg_compare_palette (0 red, 1 yellow, g >= 2 the gray g: every gray here is
-// 96..159 or 229..255).
+// 96..159 or 229..255); DIFF = 3: the index over the first byte of each of B's
+// pixels (pc.diff = pc.b, 8-bit B, no detector: no invocation reads another's pixel).
 #extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
 #include "common.glsl"
 #include "reduce.glsl"
@@ -174,6 +175,8 @@ void put(uint p, uvec4 c, uint idx)
         U32Buf(pc.diff).v[p] = c.r | (c.g << 8) | (c.b << 16) | (c.a << 24);
     else if (DIFF == 2)
         U8Buf(pc.diff).v[p] = uint8_t(idx);
+    else if (DIFF == 3) // over the first byte of B's own pixel (8-bit B, read above by this invocation only)
+        U8Buf(pc.diff).v[p * uint(IN_C)] = uint8_t(idx);
 }
 
 void put_gray(uint p, uint g) { put(p, uvec4(g, g, g, 255u), g); }

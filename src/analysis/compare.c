@@ -117,6 +117,23 @@ typedef struct {
     uint32_t w, h, ngroups;
 } yiq_push;
 
+/* A view of b's memory (diff_over_b): its owner frees nothing but itself. */
+static void view_release(vki_image_owner *o)
+{
+    free(o);
+}
+
+static int view_of(const vkimg_image *b, vkimg_image *out, vkimg_err *e)
+{
+    vki_image_owner *o = calloc(1, sizeof *o);
+    if (!o)
+        return vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
+    o->release = view_release;
+    o->cap = vkimg_image_bytes(b);
+    *out = (vkimg_image){ .w = b->w, .h = b->h, .c = b->c, .fmt = VKIMG_U8, .data = b->data, .priv = o };
+    return 0;
+}
+
 /* One comparison of two images of one size: the ABS metrics (and SSIM) or YIQ
  * counts, with an optional ignore mask (a byte per pixel). Fills r's metrics
  * (not the verdict). */
@@ -158,14 +175,19 @@ static int compare_core(vki_gpu *g, const vkimg_image *a, const vkimg_image *b, 
     /* every result slot is written by the final passes; zeroed anyway (unused ones are read back) */
     /* images in this device's memory (vkimg_image_alloc_device) are read in place */
     const vki_buf *ba = vki_devimg_buf(a, g), *bb = vki_devimg_buf(b, g);
+    /* the indices over b's own pixels (read in place: device memory is host memory) */
+    const bool over_b = indexed && o->want_diff && o->diff_over_b && !o->aa && g->uma && bb && b->fmt == VKIMG_U8;
     const size_t na = (size_t)ns * vkimg_fmt_size(a->fmt), nb = (size_t)ns * vkimg_fmt_size(b->fmt);
     if ((rc = vki_run_begin(g, timing != NULL, &run, e)) ||
         (rc = ba ? vki_run_input_buf(run, ba, na, wa, &da) : vki_run_input(run, a->data, na, wa, &da, NULL)) ||
         (rc = bb ? vki_run_input_buf(run, bb, nb, wb, &db) : vki_run_input(run, b->data, nb, wb, &db, NULL)) ||
         (ign && (rc = vki_run_input(run, ign, (size_t)npx, "compare ignore mask", &ia, NULL))) ||
         (rc = vki_run_output(run, 16 * 8, true, "compare result", &res, &res_slot)) ||
-        (o->want_diff && (rc = vki_run_output(run, dbytes, false, "difference image", &diff, &diff_slot))))
+        (o->want_diff && !over_b &&
+         (rc = vki_run_output(run, dbytes, false, "difference image", &diff, &diff_slot))))
         goto done;
+    if (over_b)
+        diff = db;
     vki_rec *rec = vki_run_rec(run);
     if ((rc = vki_rec_scratch(rec, groups * nslot * 8, "compare partial records", &part)) ||
         (o->ssim && (rc = vki_rec_scratch(rec, (VkDeviceSize)snrec * 8, "SSIM partial records", &spart))))
@@ -179,7 +201,7 @@ static int compare_core(vki_gpu *g, const vkimg_image *a, const vkimg_image *b, 
     vki_spec_set(&spec, VKI_SPEC_IN_C, (uint32_t)C);
     vki_spec_named(&spec, "SUBGROUP", vki_reduce_subgroup(g));
     vki_spec_named(&spec, "B_FMT", b->fmt);
-    vki_spec_named(&spec, "DIFF", o->want_diff ? (indexed ? 2 : 1) : 0);
+    vki_spec_named(&spec, "DIFF", o->want_diff ? (over_b ? 3 : indexed ? 2 : 1) : 0);
     vki_spec_named(&spec, "IGNORE", ign != NULL);
     if (yiq) {
         /* pixelmatch: maxDelta = 35215 * threshold * threshold, in this order */
@@ -241,7 +263,10 @@ static int compare_core(vki_gpu *g, const vkimg_image *a, const vkimg_image *b, 
     if ((rc = vki_run_submit(run)))
         goto done;
     double t_rb = vki_now_ms();
-    if (o->want_diff && o->device_diff) { /* where the device wrote it (vkimg_image.priv) */
+    if (over_b) { /* a view of b's memory, which the device wrote */
+        if ((rc = vki_buf_invalidate(g, (vki_buf *)bb, e)) || (rc = view_of(b, &dimg, e)))
+            goto done;
+    } else if (o->want_diff && o->device_diff) { /* where the device wrote it (vkimg_image.priv) */
         vki_buf db_;
         if ((rc = vki_run_take_output(run, diff_slot, &db_)) ||
             (rc = vki_devimg_adopt(g, &db_, &dimg, W, H, dc, VKIMG_U8, e)))

@@ -69,8 +69,8 @@ int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t
 #define VKI_PNG_PALETTE 1u
 int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned flags, unsigned char **out,
                       size_t *outlen, vkimg_err *e);
-/* A 1-channel 8-bit image of indices into pal (256 colours, r | g << 8 | b << 16 |
- * a << 24) as a palette PNG: PLTE and tRNS of the entries used (in index order),
+/* An 8-bit image whose first channel is indices into pal (256 colours, r | g << 8 |
+ * b << 16 | a << 24; other channels ignored) as a palette PNG: PLTE and tRNS of the entries used (in index order),
  * so that it reads back as RGBA; rows unfiltered. */
 int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int level, size_t idat_max,
                            unsigned char **out, size_t *outlen, vkimg_err *e);

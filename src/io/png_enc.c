@@ -324,8 +324,8 @@ int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int l
         return vki_fail(e, VKIMG_E_RUNTIME, "png: NULL output");
     *out = NULL;
     *outlen = 0;
-    if (!im || !im->data || im->w <= 0 || im->h <= 0 || im->c != 1 || im->fmt != VKIMG_U8 || !pal)
-        return vki_fail(e, VKIMG_E_RUNTIME, "png: a palette image needs 1 channel of 8-bit indices and a palette");
+    if (!im || !im->data || im->w <= 0 || im->h <= 0 || im->c < 1 || im->c > 4 || im->fmt != VKIMG_U8 || !pal)
+        return vki_fail(e, VKIMG_E_RUNTIME, "png: a palette image needs 8-bit indices and a palette");
     if (level == -1)
         level = VKIMG_PNG_LEVEL_DEFAULT;
     if (level < VKIMG_PNG_LEVEL_MIN || level > VKIMG_PNG_LEVEL_MAX)
@@ -333,14 +333,14 @@ int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int l
                         VKIMG_PNG_LEVEL_MAX);
     if (idat_max < 1 || idat_max > PNG_IDAT_MAX)
         idat_max = PNG_IDAT_MAX;
-    const size_t w = (size_t)im->w, h = (size_t)im->h;
-    if (w >= SIZE_MAX / h - 1)
+    const size_t w = (size_t)im->w, h = (size_t)im->h, c = (size_t)im->c;
+    if (w >= SIZE_MAX / h / c - 1)
         return vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
     /* only the entries used, in index order: a shorter PLTE and tRNS */
     const unsigned char *src = im->data;
     unsigned char used[256] = { 0 }, remap[256];
     for (size_t i = 0; i < w * h; i++)
-        used[src[i]] = 1;
+        used[src[i * c]] = 1;
     uint32_t pl[256];
     int npal = 0;
     for (int k = 0; k < 256; k++)
@@ -354,10 +354,14 @@ int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int l
         return vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", rawlen);
     for (size_t y = 0; y < h; y++) { /* filter 0 (none), as for palette_rows' images */
         unsigned char *o = filtered + y * (w + 1);
-        const unsigned char *r = src + y * w;
+        const unsigned char *r = src + y * w * c;
         o[0] = 0;
-        for (size_t x = 0; x < w; x++)
-            o[1 + x] = remap[r[x]];
+        if (c == 1)
+            for (size_t x = 0; x < w; x++)
+                o[1 + x] = remap[r[x]];
+        else
+            for (size_t x = 0; x < w; x++)
+                o[1 + x] = remap[r[x * c]];
     }
     int rc = png_assemble(&filtered, rawlen, level, idat_max, (uint32_t)w, (uint32_t)h, 8, 3, pl, npal, true, out,
                           outlen, e);

@@ -78,15 +78,15 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
     if (!im || !im->data || !bytes)
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: invalid image (%dx%dx%d %s)", path, im ? im->w : 0, im ? im->h : 0,
                         im ? im->c : 0, im ? vkimg_fmt_name(im->fmt) : "-");
-    if (o && o->palette && im->c == 1 && im->fmt == VKIMG_U8 && k != VKIMG_FILE_PNG) {
+    if (o && o->palette && im->fmt == VKIMG_U8 && k != VKIMG_FILE_PNG) {
         /* indices: the other formats take the colours */
         vkimg_image rgba;
         if ((rc = vki_image_alloc(&rgba, im->w, im->h, 4, VKIMG_U8, false, e)))
             return rc;
         const unsigned char *s = im->data;
         unsigned char *d = rgba.data;
-        for (size_t i = 0; i < bytes; i++) {
-            uint32_t v = o->palette[s[i]];
+        for (size_t i = 0; i < (size_t)im->w * (size_t)im->h; i++) {
+            uint32_t v = o->palette[s[i * (size_t)im->c]];
             d[4 * i] = (unsigned char)v;
             d[4 * i + 1] = (unsigned char)(v >> 8);
             d[4 * i + 2] = (unsigned char)(v >> 16);
@@ -119,7 +119,7 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         unsigned char *png;
         size_t n;
         vkimg_err pe;
-        if ((rc = o && o->palette && im->c == 1 && im->fmt == VKIMG_U8
+        if ((rc = o && o->palette && im->fmt == VKIMG_U8
                       ? vki_png_encode_indexed(im, o->palette, level, 0, &png, &n, &pe)
                       : vki_png_encode_ex(im, level, 0, o && o->png_palette ? VKI_PNG_PALETTE : 0, &png, &n, &pe)))
             return vki_fail(e, rc, "%s: %s", path, pe.msg);

@@ -136,6 +136,13 @@ run_expect 3 "channels differ even with --allow-size-mismatch (abs)" -- compare 
 run_expect 2 "yiq --diff" -- compare "$A" "$T/block.png" --metric yiq --diff "$T/dy.png"
 "$V" stats "$T/dy.png" --json >"$T/s" 2>/dev/null
 check "yiq diff: 32x24 RGBA" py "$T/s" 'd["width"] == 32 and d["channels"] == 4'
+# the picture over the second image's memory (one pair) and in its own (a directory's pair): the same pixels
+mkdir -p "$T/dy-e" "$T/dy-a"
+cp "$A" "$T/dy-e/x.png" && cp "$T/block.png" "$T/dy-a/x.png"
+run_expect 2 "yiq --diff DIR" -- compare "$T/dy-e" "$T/dy-a" --metric yiq --diff "$T/dy-d"
+run_expect 0 "yiq diff over B = in its own memory" -- compare "$T/dy.png" "$T/dy-d/x.png"
+run_expect 2 "yiq --diff .bmp" -- compare "$A" "$T/block.png" --metric yiq --diff "$T/dy.bmp"
+run_expect 0 "yiq diff .bmp = .png" -- compare "$T/dy.bmp" "$T/dy-d/x.png"
 
 # ---- usage
 run_expect 4 "a directory and a file" -- compare "$T" "$A"

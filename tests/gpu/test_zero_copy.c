@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void fill(vkimg_image *im, unsigned long long seed)
 {
@@ -518,6 +519,42 @@ static void test_compare_indexed(vkimg_ctx *ctx)
             CHECK(bad == 0, "%s: %zu pixels' palette colours differ from the RGBA picture", cur_case, bad);
             CHECK(red == idx.ndiff, "%s: %zu red pixels, %llu differ", cur_case, red, (unsigned long long)idx.ndiff);
         }
+        /* diff_over_b: over a device copy of b (lavapipe's memory is the host's):
+         * a view of it, the index in each pixel's first byte; with --aa (whose
+         * detector reads the neighbours) a picture of its own */
+        vkimg_image db;
+        CHECK(vkimg_image_alloc_device(ctx, &db, w, h, c, VKIMG_U8, &e) == 0, "%s: alloc device b", cur_case);
+        memcpy(db.data, b.data, vkimg_image_bytes(&b));
+        o.device_diff = true;
+        o.diff_over_b = true;
+        vkimg_compare_result over;
+        memset(&over, 0, sizeof over);
+        int rc4 = vkimg_compare(ctx, &a, &db, &o, &over, NULL, &e);
+        CHECK(rc4 == 0 && over.ndiff == rgba.ndiff && over.naa == rgba.naa, "%s: over b: %s", cur_case, e.msg);
+        if (!rc4 && !rc1) {
+            const bool in_b = !cs[i].aa;
+            CHECK((over.diff.data == db.data) == in_b && over.diff.c == (in_b ? c : 1) && over.diff.w == w &&
+                      over.diff.h == h,
+                  "%s: over b: the picture %s b's memory (c %d)", cur_case, in_b ? "in" : "not in", over.diff.c);
+            size_t bad = 0;
+            const unsigned char *q = rgba.diff.data, *ix = over.diff.data;
+            for (size_t p = 0; p < (size_t)w * h; p++) {
+                uint32_t v = q[4 * p] | q[4 * p + 1] << 8 | q[4 * p + 2] << 16 | (uint32_t)q[4 * p + 3] << 24;
+                bad += pal[ix[p * (size_t)over.diff.c]] != v;
+            }
+            CHECK(bad == 0, "%s: over b: %zu pixels' colours differ from the RGBA picture", cur_case, bad);
+            /* written as a palette PNG: the RGBA picture back */
+            vkimg_image back = { 0 };
+            char path[64];
+            snprintf(path, sizeof path, "/tmp/vkimg-zc-over-%d.png", (int)getpid());
+            CHECK(vkimg_save(path, &over.diff, &(vkimg_save_opts){ .png_level = 2, .palette = pal }, &e) == 0 &&
+                      vkimg_load(path, NULL, &back, &e) == 0 && same(&back, &rgba.diff),
+                  "%s: over b: the PNG reads back as another picture", cur_case);
+            remove(path);
+            vkimg_image_free(&back);
+        }
+        vkimg_image_free(&over.diff); /* before b */
+        vkimg_image_free(&db);
         vkimg_image_free(&rgba.diff);
         vkimg_image_free(&idx.diff);
         vkimg_image_free(&didx.diff);

@@ -403,6 +403,20 @@ static void test_indexed(void)
             vkimg_image_free(&f);
             remove(path);
         }
+        /* the indices in the first of 2, 3 or 4 channels (the others anything): the same file */
+        for (int c = 2; c <= 4; c++) {
+            vkimg_image wide;
+            make_image(&wide, w, h, c, VKIMG_U8, 1, (unsigned long long)c);
+            for (int p = 0; p < w * h; p++)
+                ((unsigned char *)wide.data)[(size_t)p * c] = ix[p];
+            unsigned char *png2 = NULL;
+            size_t n2 = 0;
+            CHECK(vki_png_encode_indexed(&wide, pal, 2, 0, &png2, &n2, &e) == 0 && png && n2 == n &&
+                      !memcmp(png, png2, n),
+                  "%dx%d: indices in the first of %d channels: another file", w, h, c);
+            free(png2);
+            vkimg_image_free(&wide);
+        }
         free(raw);
         free(png);
         vkimg_image_free(&idx);
@@ -410,10 +424,10 @@ static void test_indexed(void)
     }
     /* not indices: refused */
     vkimg_image im;
-    make_image(&im, 5, 5, 3, VKIMG_U8, 0, 1);
+    make_image(&im, 5, 5, 3, VKIMG_U16, 0, 1);
     unsigned char *png = NULL;
     size_t n = 0;
-    CHECK(vki_png_encode_indexed(&im, pal, 2, 0, &png, &n, &e) != 0 && !png, "3 channels refused");
+    CHECK(vki_png_encode_indexed(&im, pal, 2, 0, &png, &n, &e) != 0 && !png, "16-bit refused");
     CHECK(vki_png_encode_indexed(&im, NULL, 2, 0, &png, &n, &e) != 0 && !png, "no palette refused");
     vkimg_image_free(&im);
     remove(dir);
