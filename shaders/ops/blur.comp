@@ -20,6 +20,15 @@
 //
 // FUSED = 2, 3: a box filter pass and a transpose (method=box, below).
 //
+// FUSED = 4: one pass of two as FUSED = 0, shaped for CPU devices (lavapipe runs
+// a workgroup as a loop over SIMD groups of invocations on one core, and every
+// shared-memory access and barrier as a loop over the lanes): no shared memory,
+// no barrier. An invocation makes NB consecutive outputs of one line, reading the
+// NB + 2R texels of its window straight from the input once each (R >= 0:
+// unrolled) into the same sums as FUSED = 0 (the same bits). Consecutive
+// invocations take consecutive lines: along y adjacent columns, so the lanes of a
+// SIMD group read adjacent texels.
+//
 // Register blocking: an invocation computes N consecutive outputs along the
 // pass (N = NB; NBH for the fused rows), so each texel it reads from shared
 // memory feeds up to N outputs: N + 2r reads per N outputs instead of 2r + 1
@@ -510,9 +519,34 @@ void transpose()
     }
 }
 
+void lines()
+{
+    const bool X = DIR == 0;
+    const int n_along = X ? pc.w : pc.h, n_lines = X ? pc.h : pc.w;
+    const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
+    const uint ln = id % uint(n_lines), seg = id / uint(n_lines);
+    const int o0 = int(seg) * NB;
+    if (o0 >= n_along)
+        return;
+    // texel of window position j: along the line from o0 - R, clamped to the image
+#define LINE_AT(q) (X ? ln * uint(pc.w) + uint(q) : uint(q) * uint(pc.w) + ln)
+#define LOAD_DIRECT(j) unpack(fetch(LINE_AT(clamp(o0 - R + (j), 0, n_along - 1))))
+    vec4 acc[NB];
+    [[unroll]] for (int i = 0; i < NB; i++)
+        acc[i] = vec4(0.0);
+    CONV_UNROLLED(NB, LOAD_DIRECT)
+    [[unroll]] for (int i = 0; i < NB; i++)
+        if (o0 + i < n_along)
+            store_pix(LINE_AT(o0 + i), finish(acc[i]));
+#undef LOAD_DIRECT
+#undef LINE_AT
+}
+
 void main()
 {
-    if (FUSED == 1)
+    if (FUSED == 4)
+        lines();
+    else if (FUSED == 1)
         fused();
     else if (FUSED == 2)
         box();

@@ -1,6 +1,7 @@
 /* blur on the device against its double-precision references (blur_ref.h):
- * the exact Gaussian (fused and two-pass kernels, chunked spans, every
- * workgroup size) and method=box against the composite box kernel, which is
+ * the exact Gaussian (fused and two-pass kernels, the CPU-shaped line passes
+ * that CPU devices run and the GPU shapes, chunked spans, every workgroup size)
+ * and method=box against the composite box kernel, which is
  * also checked to stay within 1% of the Gaussian (tolerances:
  * tests/lib/run_ref.h). */
 #include "blur_ref.h"
@@ -186,9 +187,42 @@ static void test_blur_box(vkimg_ctx *ctx)
     }
 }
 
+/* Both shapes wherever the tests run: a CPU device runs the line passes by
+ * default (blur.c use_lines), a GPU the fused or separable kernels. Last, so
+ * that the suites before it see the random images they always did. */
+static void test_blur_shapes(vkimg_ctx *ctx)
+{
+    /* the GPU shapes on this device too (a CPU device runs the line passes by
+     * default, a GPU the fused or separable kernels): the explicit radii again,
+     * and the line passes with the other block sizes */
+    {
+        setenv("VKIMG_BLUR_LINES", "0", 1);
+        static const struct { double sigma; int r; } ex[] = { { 0.5, 2 }, { 1.0, 3 }, { 2.5, 5 }, { 3.0, 9 } };
+        char t[96];
+        for (size_t k = 0; k < sizeof ex / sizeof ex[0]; k++) {
+            ref_step s[] = { BLUR(ex[k].sigma, ex[k].r) };
+            snprintf(t, sizeof t, "blur=sigma=%g:radius=%d", ex[k].sigma, ex[k].r);
+            for (int i = 0; i < OP_NSIZES - 2; i++)
+                for (int c = 1; c <= 4; c++)
+                    run_rand(ctx, G_BLUR, t, s, 1, op_sizes[i].w, op_sizes[i].h, c, VKIMG_U8, FMT_U8 | FMT_F32, -1);
+        }
+        setenv("VKIMG_BLUR_LINES", "1", 1);
+        static const char *const nbs[] = { "1", "5", "32" };
+        ref_step s[] = { BLUR(3.0, 9) };
+        for (size_t k = 0; k < sizeof nbs / sizeof nbs[0]; k++) {
+            setenv("VKIMG_BLUR_LINES_NB", nbs[k], 1);
+            for (int c = 1; c <= 4; c++)
+                run_rand(ctx, G_BLUR, "blur=sigma=3:radius=9", s, 1, 131, 67, c, VKIMG_U8, FMT_U8 | FMT_U16, -1);
+            run_rand(ctx, G_BLUR, "blur=sigma=3:radius=9", s, 1, 1, 37, 4, VKIMG_U16, FMT_ALL, -1);
+        }
+        unsetenv("VKIMG_BLUR_LINES_NB");
+        unsetenv("VKIMG_BLUR_LINES");
+    }
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "blur", test_blur }, { "box", test_blur_box } };
+    static const gh_suite suites[] = { { "blur", test_blur }, { "box", test_blur_box }, { "shapes", test_blur_shapes } };
     run_next_seed = 153; /* any seed; this one gives the images of the former test_ops.c */
-    return gh_main("test_blur", suites, 2);
+    return gh_main("test_blur", suites, 3);
 }
