@@ -469,9 +469,30 @@ void separable()
 // small).
 const int BOX_FIX = 32;
 
-i64vec4 box_fix(vec4 v, float lim)
+// Each value is two such numbers, hi in units of 2^-BOX_FIX and lo (the rest,
+// exact: c - round(c) is) in units of 2^-2*BOX_FIX, summed apart: a sum keeps the
+// relative precision of a float however small it is (with hi alone, a blurred
+// alpha of 1e-5 was known to 2^-32 / 1e-5 = 2e-5 and the colour divided by it
+// as badly: 1 LSB of u16).
+struct fix2 {
+    i64vec4 hi, lo;
+};
+
+fix2 box_fix(vec4 v, float lim)
 {
-    return i64vec4(round(clamp(v, -lim, lim) * exp2(float(BOX_FIX))));
+    vec4 c = clamp(v, -lim, lim) * exp2(float(BOX_FIX)), h = round(c);
+    return fix2(i64vec4(h), i64vec4(round((c - h) * exp2(float(BOX_FIX)))));
+}
+
+fix2 fix_add(fix2 a, fix2 b) { return fix2(a.hi + b.hi, a.lo + b.lo); }
+fix2 fix_sub(fix2 a, fix2 b) { return fix2(a.hi - b.hi, a.lo - b.lo); }
+
+// the sum as a float in units of 2^-BOX_FIX: hi rounded to a float, plus what
+// that rounding dropped and lo (both exact in int64 before they become floats)
+vec4 fix_value(fix2 s)
+{
+    vec4 h = vec4(s.hi);
+    return h + (vec4(s.hi - i64vec4(h)) + vec4(s.lo) * exp2(-float(BOX_FIX)));
 }
 
 void box()
@@ -486,13 +507,13 @@ void box()
 #define BOX_LOAD(a) box_fix(unpack(fetch(uint(clamp(a, in_lo, in_lo + in_n - 1) - in_lo) * uint(pc.w) + uint(x))), lim)
     const int a0 = out_lo + c0, a1 = out_lo + min(c0 + CHUNK, out_n);
     const float lim = 2147483648.0 / float(2 * r + 1);
-    i64vec4 sum = i64vec4(0);
+    fix2 sum = fix2(i64vec4(0), i64vec4(0));
     for (int t = a0 - r; t <= a0 + r; t++)
-        sum += BOX_LOAD(t);
+        sum = fix_add(sum, BOX_LOAD(t));
     const float k = exp2(-float(BOX_FIX)) / float(2 * r + 1);
     for (int a = a0; a < a1; a++) {
-        store_pix(uint(a - out_lo) * uint(pc.w) + uint(x), finish(vec4(sum) * k));
-        sum += BOX_LOAD(a + r + 1) - BOX_LOAD(a - r);
+        store_pix(uint(a - out_lo) * uint(pc.w) + uint(x), finish(fix_value(sum) * k));
+        sum = fix_add(sum, fix_sub(BOX_LOAD(a + r + 1), BOX_LOAD(a - r)));
     }
 }
 
