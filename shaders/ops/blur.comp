@@ -56,6 +56,11 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+// vkimg-variant: lines BLUR_LINES_ONLY
+// (blur_lines.spv: FUSED = 4 alone, what CPU devices run; see CMakeLists.txt)
+#ifndef BLUR_LINES_ONLY
+#define BLUR_LINES_ONLY 0
+#endif
 #include "common.glsl"
 
 layout(constant_id = 8) const int DIR = 0;
@@ -293,6 +298,7 @@ void store_pix(uint p, vec4 v)
             mac(acc[i_], wt_, i_ + s_ < NB ? A[min(i_ + s_, NB - 1)] : B[max(i_ + s_ - NB, 0)]); \
     }
 
+#if !BLUR_LINES_ONLY // (the GPU shapes and method=box)
 void fused()
 {
     const int TX = LINES, TY = ALONG, TH = TY + 2 * R, TW = TX + 2 * R;
@@ -540,6 +546,8 @@ void transpose()
     }
 }
 
+#endif // !BLUR_LINES_ONLY
+
 void lines()
 {
     const bool X = DIR == 0;
@@ -565,6 +573,9 @@ void lines()
 
 void main()
 {
+#if BLUR_LINES_ONLY
+    lines();
+#else
     if (FUSED == 4)
         lines();
     else if (FUSED == 1)
@@ -575,4 +586,5 @@ void main()
         transpose();
     else
         separable();
+#endif
 }
