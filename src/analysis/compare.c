@@ -49,7 +49,7 @@
  * ignored) goes up with the images; ignored pixels count in no sum, count and
  * maximum (SSIM is over the whole image), and show dimmed in the diff image.
  *
- * YIQ (shaders/lib/yiq.glsl; yiq_aa.comp with the detector): pixelmatch 7.2.0's metric and anti-aliasing
+ * YIQ (shaders/analysis/yiq.comp; its variant yiq_aa with the detector): pixelmatch 7.2.0's metric and anti-aliasing
  * detector in double precision, one record per workgroup (differing, anti-aliased
  * pixels) and the final reduction.
  *
