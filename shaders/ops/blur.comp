@@ -79,6 +79,7 @@ layout(constant_id = 20) const int T2 = 1;
 layout(constant_id = 21) const int T4 = 1;
 layout(constant_id = 22) const int NBH = 16;   // fused: outputs per invocation of the row pass
 layout(constant_id = 23) const int PACKED = 0; // u8 RGB input, 4-byte aligned and padded: read words
+layout(constant_id = 24) const int PAD16 = 0;  // lines: the u16 RGB intermediate as 4 u16 a texel (read: 1, written: 2)
 
 #define RMAX VKI_BLUR_RMAX // the push block is 128 bytes
 layout(push_constant) uniform Push {
@@ -94,6 +95,8 @@ layout(push_constant) uniform Push {
 shared uint s1[T1];
 shared uvec2 s2[T2];
 shared uvec4 s4[T4];
+
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer U64Buf { uvec2 v[]; };
 
 // Words per texel of this pass's input in shared memory.
 const int WPT = IN_FMT == FMT_U8 ? 1 : (IN_FMT == FMT_F32 ? IN_C : (IN_C + 1) / 2);
@@ -126,6 +129,8 @@ uvec4 fetch(uint p)
         if (IN_C > 1) u.y = s.v[b + 1u];
         if (IN_C > 2) u.z = s.v[b + 2u];
         if (IN_C > 3) u.w = s.v[b + 3u];
+    } else if (PAD16 == 1 && IN_FMT == FMT_U16 && IN_C == 3) { // 8 bytes a texel: one 64-bit load
+        u.xy = U64Buf(pc.src).v[p];
     } else if (HAS_ALPHA) { // u16, f16: the bits
         U32Buf s = U32Buf(pc.src);
         u.x = s.v[b >> 1];
@@ -269,6 +274,8 @@ void store_pix(uint p, vec4 v)
                               (unorm(v.w, 255.0) << 24);
     } else if (OUT_FMT == FMT_U8 && IN_C == 2) {
         U16Buf(pc.dst).v[p] = uint16_t(unorm(v.x, 255.0) | (unorm(v.y, 255.0) << 8));
+    } else if (PAD16 == 2 && OUT_FMT == FMT_U16 && IN_C == 3) { // 8 bytes a texel
+        U64Buf(pc.dst).v[p] = uvec2(unorm(v.x, 65535.0) | (unorm(v.y, 65535.0) << 16), unorm(v.z, 65535.0));
     } else if (OUT_FMT == FMT_U16 && (HAS_ALPHA)) {
         U32Buf(pc.dst).v[b >> 1] = unorm(v.x, 65535.0) | (unorm(v.y, 65535.0) << 16);
         if (IN_C == 4) U32Buf(pc.dst).v[(b >> 1) + 1u] = unorm(v.z, 65535.0) | (unorm(v.w, 65535.0) << 16);
