@@ -171,7 +171,7 @@ void vki_gpu_destroy(vki_gpu *g)
     if (g->dev) {
         vkDeviceWaitIdle(g->dev);
         vki_gpu_drop_kernels(g);
-        vki_pool_clear(g);
+        vki_pool_trim(g);
         vki_cache_close(g);
         vkDestroyDevice(g->dev, NULL);
         g->dev = VK_NULL_HANDLE;

@@ -36,10 +36,9 @@ int vki_cache_open(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e);
 void vki_cache_close(vki_gpu *g);
 
 /* memory.c: the pool of idle buffers (its capacity from the device heap or
- * VKIMG_BUFFER_POOL_MB); clearing frees every pooled buffer. */
+ * VKIMG_BUFFER_POOL_MB); trimming frees every pooled buffer, under the pool's
+ * lock (vkimg_ctx_trim, and vki_gpu_destroy). */
 void vki_pool_init(vki_gpu *g);
-void vki_pool_clear(vki_gpu *g);
-/* vki_pool_clear under the pool's lock (vkimg_ctx_trim). */
 void vki_pool_trim(vki_gpu *g);
 
 #endif

@@ -259,10 +259,3 @@ void vki_pool_trim(vki_gpu *g)
         buf_free(g, &old[i]);
 }
 
-void vki_pool_clear(vki_gpu *g)
-{
-    for (int i = 0; i < g->pool_n; i++)
-        buf_free(g, &g->pool[i]);
-    g->pool_n = 0;
-    g->pool_bytes = 0;
-}
