@@ -317,6 +317,19 @@ done:
     return rc;
 }
 
+/* The encoders' level (-1: the default) and IDAT size (out of range: the largest). */
+static int png_settings(int *level, size_t *idat_max, vkimg_err *e)
+{
+    if (*level == -1)
+        *level = VKIMG_PNG_LEVEL_DEFAULT;
+    if (*level < VKIMG_PNG_LEVEL_MIN || *level > VKIMG_PNG_LEVEL_MAX)
+        return vki_fail(e, VKIMG_E_USAGE, "png: compression level %d is outside %d..%d", *level, VKIMG_PNG_LEVEL_MIN,
+                        VKIMG_PNG_LEVEL_MAX);
+    if (*idat_max < 1 || *idat_max > PNG_IDAT_MAX)
+        *idat_max = PNG_IDAT_MAX;
+    return 0;
+}
+
 int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int level, size_t idat_max,
                            unsigned char **out, size_t *outlen, vkimg_err *e)
 {
@@ -326,13 +339,9 @@ int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int l
     *outlen = 0;
     if (!im || !im->data || im->w <= 0 || im->h <= 0 || im->c < 1 || im->c > 4 || im->fmt != VKIMG_U8 || !pal)
         return vki_fail(e, VKIMG_E_RUNTIME, "png: a palette image needs 8-bit indices and a palette");
-    if (level == -1)
-        level = VKIMG_PNG_LEVEL_DEFAULT;
-    if (level < VKIMG_PNG_LEVEL_MIN || level > VKIMG_PNG_LEVEL_MAX)
-        return vki_fail(e, VKIMG_E_USAGE, "png: compression level %d is outside %d..%d", level, VKIMG_PNG_LEVEL_MIN,
-                        VKIMG_PNG_LEVEL_MAX);
-    if (idat_max < 1 || idat_max > PNG_IDAT_MAX)
-        idat_max = PNG_IDAT_MAX;
+    int rc = png_settings(&level, &idat_max, e);
+    if (rc)
+        return rc;
     const size_t w = (size_t)im->w, h = (size_t)im->h, c = (size_t)im->c;
     if (w >= SIZE_MAX / h / c - 1)
         return vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
@@ -356,15 +365,11 @@ int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int l
         unsigned char *o = filtered + y * (w + 1);
         const unsigned char *r = src + y * w * c;
         o[0] = 0;
-        if (c == 1)
-            for (size_t x = 0; x < w; x++)
-                o[1 + x] = remap[r[x]];
-        else
-            for (size_t x = 0; x < w; x++)
-                o[1 + x] = remap[r[x * c]];
+        for (size_t x = 0; x < w; x++)
+            o[1 + x] = remap[r[x * c]];
     }
-    int rc = png_assemble(&filtered, rawlen, level, idat_max, (uint32_t)w, (uint32_t)h, 8, 3, pl, npal, true, out,
-                          outlen, e);
+    rc = png_assemble(&filtered, rawlen, level, idat_max, (uint32_t)w, (uint32_t)h, 8, 3, pl, npal, true, out,
+                      outlen, e);
     free(filtered);
     return rc;
 }
@@ -385,13 +390,9 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
         return vki_fail(e, VKIMG_E_RUNTIME, "png: invalid image");
     if (im->fmt != VKIMG_U8 && im->fmt != VKIMG_U16)
         return vki_fail(e, VKIMG_E_RUNTIME, "png: cannot encode %s samples (u8 or u16 only)", vkimg_fmt_name(im->fmt));
-    if (level == -1)
-        level = VKIMG_PNG_LEVEL_DEFAULT;
-    if (level < VKIMG_PNG_LEVEL_MIN || level > VKIMG_PNG_LEVEL_MAX)
-        return vki_fail(e, VKIMG_E_USAGE, "png: compression level %d is outside %d..%d", level, VKIMG_PNG_LEVEL_MIN,
-                        VKIMG_PNG_LEVEL_MAX);
-    if (idat_max < 1 || idat_max > PNG_IDAT_MAX)
-        idat_max = PNG_IDAT_MAX;
+    int rc = png_settings(&level, &idat_max, e);
+    if (rc)
+        return rc;
 
     const int is16 = im->fmt == VKIMG_U16;
     const size_t bpp = (size_t)im->c * (is16 ? 2 : 1); /* bytes per pixel */
@@ -404,7 +405,7 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
         return vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
     size_t rawlen = stride * h;
 
-    int rc = 0;
+    rc = 0;
     unsigned char *filtered = NULL;
     uint32_t pal[256];
     int npal = 0;
