@@ -78,7 +78,7 @@ float err_float(uint i, float a, float b, inout bool f, inout bool w)
 
 uint diff_byte(float e)
 {
-    return uint(floor(clamp(e * pc.scale, 0.0, 1.0) * 255.0 + 0.5));
+    return quantize_u(e * pc.scale, 255.0);
 }
 
 void do_pixel(uint p)
@@ -88,7 +88,7 @@ void do_pixel(uint p)
         if (DIFF != 0)
             [[unroll]] for (int c = 0; c < IN_C; c++) {
                 uint i = p * uint(IN_C) + uint(c);
-                U8Buf(pc.diff).v[i] = uint8_t(uint(floor(clamp(load_sample(pc.a, IN_FMT, i), 0.0, 1.0) * 63.75 + 0.5)));
+                U8Buf(pc.diff).v[i] = uint8_t(quantize_u(load_sample(pc.a, IN_FMT, i), 63.75));
             }
         return;
     }

@@ -44,7 +44,7 @@ uint to8(uvec2 buf, int fmt, uint i)
         return uint(U8Buf(buf).v[i]);
     if (fmt == FMT_U16)
         return (uint(U16Buf(buf).v[i]) * 255u + 32767u) / 65535u;
-    return uint(floor(clamp(load_sample(buf, fmt, i), 0.0, 1.0) * 255.0 + 0.5));
+    return quantize_u(load_sample(buf, fmt, i), 255.0);
 }
 
 uvec4 rgba(uvec2 buf, int fmt, uint p)

@@ -29,12 +29,40 @@ layout(buffer_reference, std430, buffer_reference_align = 2) buffer F16Buf { flo
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer F32Buf { float v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer U32Buf { uint v[]; };
 
+// Exact conversions between integers 0 <= n < 2^22 and floats without the GPU's
+// conversion instructions (I2F, F2I, FRND: on NVIDIA a quarter of the FMA rate
+// or less, the limit of 8-bit kernels that move a few bytes a sample): the
+// integer as the low mantissa bits of 2^23. The same values as float(n) and
+// uint(floor(y)); `precise` keeps a compiler from folding the +- 2^23.
+float u2f(uint n)
+{
+    precise float r = uintBitsToFloat(0x4B000000u | n) - 8388608.0;
+    return r;
+}
+
+// floor(y) for 0 <= y < 2^22: y + 2^23 rounds y to the nearest integer (its
+// low mantissa bits), one less where that rounded up.
+uint floor_u(float y)
+{
+    precise float z = y + 8388608.0;
+    precise float r = z - 8388608.0;
+    uint n = floatBitsToUint(z) - 0x4B000000u;
+    return r > y ? n - 1u : n;
+}
+
+// floor(clamp(v, 0, 1) * scale + 0.5): a normalized value as its integer
+// (scale 255, 65535, ...), rounded half up.
+uint quantize_u(float v, float scale)
+{
+    return floor_u(clamp(v, 0.0, 1.0) * scale + 0.5);
+}
+
 float load_sample(uvec2 a, int fmt, uint i)
 {
     if (fmt == FMT_U8)
-        return float(uint(U8Buf(a).v[i])) * (1.0 / 255.0);
+        return u2f(uint(U8Buf(a).v[i])) * (1.0 / 255.0);
     if (fmt == FMT_U16)
-        return float(uint(U16Buf(a).v[i])) * (1.0 / 65535.0);
+        return u2f(uint(U16Buf(a).v[i])) * (1.0 / 65535.0);
     if (fmt == FMT_F16)
         return float(F16Buf(a).v[i]);
     return F32Buf(a).v[i];
@@ -43,9 +71,9 @@ float load_sample(uvec2 a, int fmt, uint i)
 void store_sample(uvec2 a, int fmt, uint i, float x)
 {
     if (fmt == FMT_U8)
-        U8Buf(a).v[i] = uint8_t(uint(floor(clamp(x, 0.0, 1.0) * 255.0 + 0.5)));
+        U8Buf(a).v[i] = uint8_t(quantize_u(x, 255.0));
     else if (fmt == FMT_U16)
-        U16Buf(a).v[i] = uint16_t(uint(floor(clamp(x, 0.0, 1.0) * 65535.0 + 0.5)));
+        U16Buf(a).v[i] = uint16_t(quantize_u(x, 65535.0));
     else if (fmt == FMT_F16)
         F16Buf(a).v[i] = float16_t(x);
     else

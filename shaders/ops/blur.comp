@@ -144,27 +144,20 @@ uvec4 fetch(uint p)
     return u;
 }
 
-// Exact integer -> float for n < 2^23 without a conversion instruction (those
-// run at 1/8 of the multiply-add rate on NVIDIA): 2^23 + n, minus 2^23.
-float ufloat(uint n)
-{
-    return uintBitsToFloat(0x4B000000u | n) - 8388608.0;
-}
-
 // Raw channel values of packed words, premultiplied when PREMUL (exact for u8).
 vec4 unpack(uvec4 u)
 {
     vec4 v = vec4(0.0);
     if (IN_FMT == FMT_U8) {
-        v.x = ufloat(u.x & 255u);
-        if (IN_C > 1) v.y = ufloat((u.x >> 8) & 255u);
-        if (IN_C > 2) v.z = ufloat((u.x >> 16) & 255u);
-        if (IN_C > 3) v.w = ufloat(u.x >> 24);
+        v.x = u2f(u.x & 255u);
+        if (IN_C > 1) v.y = u2f((u.x >> 8) & 255u);
+        if (IN_C > 2) v.z = u2f((u.x >> 16) & 255u);
+        if (IN_C > 3) v.w = u2f(u.x >> 24);
     } else if (IN_FMT == FMT_U16) {
-        v.x = ufloat(u.x & 65535u);
-        if (IN_C > 1) v.y = ufloat(u.x >> 16);
-        if (IN_C > 2) v.z = ufloat(u.y & 65535u);
-        if (IN_C > 3) v.w = ufloat(u.y >> 16);
+        v.x = u2f(u.x & 65535u);
+        if (IN_C > 1) v.y = u2f(u.x >> 16);
+        if (IN_C > 2) v.z = u2f(u.y & 65535u);
+        if (IN_C > 3) v.w = u2f(u.y >> 16);
     } else if (IN_FMT == FMT_F16) {
         v.xy = unpackHalf2x16(u.x);
         if (IN_C > 2) v.zw = unpackHalf2x16(u.y);

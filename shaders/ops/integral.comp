@@ -45,7 +45,7 @@ uint level(uint i)
 {
     if (IN_FMT == FMT_U8) return uint(U8Buf(pc.src).v[i]);
     if (IN_FMT == FMT_U16) return uint(U16Buf(pc.src).v[i]);
-    return uint(floor(clamp(load_sample(pc.src, IN_FMT, i), 0.0, 1.0) * float(LEVELS) + 0.5));
+    return quantize_u(load_sample(pc.src, IN_FMT, i), float(LEVELS));
 }
 
 void rows()
