@@ -10,13 +10,18 @@
 // its tile in shared memory for the next, and writes every level once: DRAM sees
 // the input once, and each level once.
 // The levels past these (odd sizes) are resize.comp's business (src/ops/mipmaps.c).
+// VEC8: 8-bit in and out with 8-byte aligned input rows: an invocation reads its
+// 8 x 2 input pixels as 64-bit words and writes its 4 level-1 pixels as 32-bit
+// words (bytes a lane apart cost the load unit a pass each).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
 layout(constant_id = 8) const int LEVELS = 1;  // 1..6
 layout(constant_id = 9) const int LINEAR = 0;
 layout(constant_id = 10) const int WRITE0 = 1; // 0: level 0 is the input itself (nothing to write)
-
+layout(constant_id = 11) const int VEC8 = 0;
+layout(constant_id = 12) const int TAILPX = 0; // > 0: the tail dispatch (below); pixels of its first level
+layout(constant_id = 13) const int TAILN = 1;  // the tail dispatch: levels it makes (1..7)
 
 layout(push_constant) uniform Push {
     uvec2 src;   // the input (IN_FMT)
@@ -24,25 +29,31 @@ layout(push_constant) uniform Push {
     uint w, h;   // the input's size (each level halves it exactly)
 } pc;
 
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer U64Buf { uvec2 v[]; };
+
 // Level 1, and the odd levels after it (row pitch 32); the even levels after level
 // 1 (row pitch 16). With 8-bit output the kept values are their bytes, packed
 // (a quarter of the shared memory: more workgroups an SM), else floats.
 const bool PACK8 = OUT_FMT == FMT_U8;
-shared vec4 tile[PACK8 ? 1 : 32 * 32];
-shared vec4 half_[PACK8 ? 1 : 16 * 16];
-shared uint tile8[PACK8 ? 32 * 32 : 1];
-shared uint half8[PACK8 ? 16 * 16 : 1];
+const bool FUSED = TAILPX == 0;
+shared vec4 tile[PACK8 || !FUSED ? 1 : 32 * 32];
+shared vec4 half_[PACK8 || !FUSED ? 1 : 16 * 16];
+shared uint tile8[PACK8 && FUSED ? 32 * 32 : 1];
+shared uint half8[PACK8 && FUSED ? 16 * 16 : 1];
+// the tail dispatch's levels, as bytes: its even levels, its odd ones
+shared uint tail_a[FUSED ? 1 : TAILPX];
+shared uint tail_b[FUSED ? 1 : TAILPX / 2 + 1];
 
 // a quantized 8-bit pixel as its bytes, and back as load_px reads them
 uint bytes_of(vec4 v)
 {
-    uvec4 b = uvec4(floor(clamp(v, 0.0, 1.0) * 255.0 + 0.5));
-    return b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
+    return quantize_u(v.x, 255.0) | (quantize_u(v.y, 255.0) << 8) | (quantize_u(v.z, 255.0) << 16) |
+           (quantize_u(v.w, 255.0) << 24);
 }
 
 vec4 from_bytes(uint p)
 {
-    return vec4(float(p & 0xffu), float((p >> 8) & 0xffu), float((p >> 16) & 0xffu), float(p >> 24)) * (1.0 / 255.0);
+    return vec4(u2f(p & 0xffu), u2f((p >> 8) & 0xffu), u2f((p >> 16) & 0xffu), u2f(p >> 24)) * (1.0 / 255.0);
 }
 float to_linear(float v)
 {
@@ -72,9 +83,10 @@ vec4 pre(vec4 v)
 vec4 quantized(vec4 v)
 {
     if (OUT_FMT == FMT_U8)
-        return floor(clamp(v, 0.0, 1.0) * 255.0 + 0.5) * (1.0 / 255.0);
+        return from_bytes(bytes_of(v));
     if (OUT_FMT == FMT_U16)
-        return floor(clamp(v, 0.0, 1.0) * 65535.0 + 0.5) * (1.0 / 65535.0);
+        return vec4(u2f(quantize_u(v.x, 65535.0)), u2f(quantize_u(v.y, 65535.0)), u2f(quantize_u(v.z, 65535.0)),
+                    u2f(quantize_u(v.w, 65535.0))) * (1.0 / 65535.0);
     return v;
 }
 
@@ -95,9 +107,8 @@ vec4 level0(uint i)
     return pre(quantized(v));
 }
 
-// the mean of 2 x 2 premultiplied pixels -> the stored value, quantized as
-// store_px does (returned as the value the next level reads back)
-vec4 finish(vec4 s)
+// the colour divided by the resized alpha, sRGB again with LINEAR (as resize.comp)
+vec4 unpre(vec4 s)
 {
     if (HAS_ALPHA) {
         float a = clamp(s[COLOUR], 0.0, 1.0);
@@ -108,7 +119,14 @@ vec4 finish(vec4 s)
     if (LINEAR != 0)
         for (int c = 0; c < COLOUR; c++)
             s[c] = to_srgb(clamp(s[c], 0.0, 1.0));
-    return quantized(s);
+    return s;
+}
+
+// the mean of 2 x 2 premultiplied pixels -> the stored value, quantized as
+// store_px does (returned as the value the next level reads back)
+vec4 finish(vec4 s)
+{
+    return quantized(unpre(s));
 }
 
 // pixel (x, y) of the level kept in shared memory: level l >= 1 of the tile
@@ -133,21 +151,167 @@ void keep(int l, uint x, uint y, vec4 v)
     }
 }
 
+// byte j of a word array (j a constant once unrolled)
+uint byte_at(uint wd, int j)
+{
+    return (wd >> (8 * (j & 3))) & 0xffu;
+}
+
+// VEC8: level-1 pixels (p.x .. p.x + 3, p.y), the 8 x 2 input pixels under them
+// read as IN_C 64-bit words a row (u8 in and out, so level 0 as written is the
+// input: its values as load_px reads them, no quantization to redo).
+void level1_vec(uvec2 p, uvec2 q, uint w)
+{
+    const uint wpr = pc.w * uint(IN_C) / 8u; // 64-bit words an input row
+    uint i0 = 2u * p.y * wpr + p.x * uint(IN_C) / 4u, i1 = i0 + wpr;
+    uint r0[8], r1[8];
+    for (int k = 0; k < IN_C; k++) {
+        uvec2 a = U64Buf(pc.src).v[i0 + uint(k)], b = U64Buf(pc.src).v[i1 + uint(k)];
+        r0[2 * k] = a.x;
+        r0[2 * k + 1] = a.y;
+        r1[2 * k] = b.x;
+        r1[2 * k + 1] = b.y;
+        if (WRITE0 != 0) {
+            U64Buf(pc.lv[0]).v[i0 + uint(k)] = a;
+            U64Buf(pc.lv[0]).v[i1 + uint(k)] = b;
+        }
+    }
+    uint o[4] = uint[4](0u, 0u, 0u, 0u); // the 4 pixels' bytes, packed as the output row has them
+    for (int i = 0; i < 4; i++) {
+        vec4 px[4];
+        for (int e = 0; e < 4; e++) { // top-left, top-right, bottom-left, bottom-right
+            vec4 v = vec4(0.0);
+            for (int c = 0; c < IN_C; c++) {
+                int j = (2 * i + (e & 1)) * IN_C + c;
+                v[c] = u2f(byte_at(e < 2 ? r0[j >> 2] : r1[j >> 2], j)) * (1.0 / 255.0);
+            }
+            px[e] = pre(v);
+        }
+        uint b = bytes_of(unpre(mean4(px[0], px[1], px[2], px[3])));
+        tile8[q.y * 32u + q.x + uint(i)] = b; // keep(1, ...) of from_bytes(b)
+        for (int c = 0; c < IN_C; c++) {
+            int j = i * IN_C + c;
+            o[j >> 2] |= ((b >> (8 * c)) & 0xffu) << (8 * (j & 3));
+        }
+    }
+    uint oi = (p.y * w + p.x) * uint(IN_C) / 4u;
+    for (int k = 0; k < IN_C; k++)
+        U32Buf(pc.lv[1]).v[oi + uint(k)] = o[k];
+}
+
+// ---- The tail dispatch (8-bit output): the levels after the fused pass's (odd
+// sizes: 135 -> 67 ...), TAILN of them in one workgroup, each the box resize of
+// the one before exactly as resize.comp's passes make it (the same taps, weights
+// and sums in the same order, so the same bytes); the first from the fused
+// pass's last level (pc.src, pc.w x pc.h), the others from shared memory, where
+// each level is kept as its bytes. One dispatch instead of one a level.
+
+int floor_div(int a, int b) // b > 0
+{
+    int q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+// The box taps of output i of an axis n_in -> n_out as resize.c's axis_table
+// makes them: the first, and their count (each of weight 1/n).
+void box_taps(uint i, uint ni, uint no, out int j0, out int n)
+{
+    int k = int((2u * i + 1u) * ni) - int(no), half_w = int(max(ni, no)), two = 2 * int(no);
+    j0 = -floor_div(half_w - k, two);
+    int j1 = floor_div(k + half_w - 1, two);
+    int t = (ni > no ? int((ni + no - 1u) / no) : 1) + 1; // axis_table's T = ceil(2 a) + 1
+    n = min(j1 - j0 + 1, t);
+}
+
+// float(1.0 / n) as the host rounds it (in double, then to float)
+float box_weight(int n)
+{
+    if (n == 3)
+        return uintBitsToFloat(0x3EAAAAABu);
+    return n == 1 ? 1.0 : n == 2 ? 0.5 : n == 4 ? 0.25 : 1.0 / float(n);
+}
+
+// pixel i of the tail's level l - 1 (l = 0: the fused pass's last level)
+vec4 tail_in(int l, uint i)
+{
+    if (l == 0)
+        return from_bytes(uint(U8Buf(pc.src).v[i * uint(OUT_C)]) |
+                          (OUT_C > 1 ? uint(U8Buf(pc.src).v[i * uint(OUT_C) + 1u]) << 8 : 0u) |
+                          (OUT_C > 2 ? uint(U8Buf(pc.src).v[i * uint(OUT_C) + 2u]) << 16 : 0u) |
+                          (OUT_C > 3 ? uint(U8Buf(pc.src).v[i * uint(OUT_C) + 3u]) << 24 : 0u));
+    return from_bytes(l % 2 == 1 ? tail_a[i] : tail_b[i]);
+}
+
+void tail_main()
+{
+    const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
+    uint wi = pc.w, hi = pc.h;
+    for (int l = 0; l < TAILN; l++) {
+        uint wo = max(wi / 2u, 1u), ho = max(hi / 2u, 1u);
+        for (uint k = t; k < wo * ho; k += n) {
+            int jx, nx, jy, ny;
+            box_taps(k % wo, wi, wo, jx, nx);
+            box_taps(k / wo, hi, ho, jy, ny);
+            float kx = box_weight(nx), ky = box_weight(ny);
+            vec4 s = vec4(0.0);
+            for (int ty = 0; ty < ny; ty++) {
+                uint row = uint(clamp(jy + ty, 0, int(hi) - 1)) * wi;
+                vec4 h = vec4(0.0);
+                for (int tx = 0; tx < nx; tx++)
+                    h += kx * pre(tail_in(l, row + uint(clamp(jx + tx, 0, int(wi) - 1))));
+                s += ky * h;
+            }
+            uint b = bytes_of(unpre(s));
+            if (l % 2 == 0)
+                tail_a[k] = b;
+            else
+                tail_b[k] = b;
+            for (int c = 0; c < OUT_C; c++)
+                U8Buf(pc.lv[l]).v[k * uint(OUT_C) + uint(c)] = uint8_t((b >> (8 * c)) & 0xffu);
+        }
+        barrier();
+        wi = wo;
+        hi = ho;
+    }
+}
+
 void main()
 {
+    if (!FUSED) {
+        tail_main();
+        return;
+    }
     const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
     uint side = 32u; // the tile of level 1, in its pixels (a 64 x 64 input tile, whatever LEVELS)
     uint w = pc.w / 2u, h = pc.h / 2u;
     uvec2 o = gl_WorkGroupID.xy * side; // the tile's corner in level 1
     // level 0 (each input pixel belongs to one level-1 pixel), and level 1 from it
-    for (uint k = t; k < side * side; k += n) {
-        uvec2 q = uvec2(k % side, k / side), p = o + q;
-        if (p.x >= w || p.y >= h)
-            continue;
-        uint i = 2u * p.y * pc.w + 2u * p.x;
-        vec4 v = finish(mean4(level0(i), level0(i + 1u), level0(i + pc.w), level0(i + pc.w + 1u)));
-        keep(1, q.x, q.y, v);
-        store_px(pc.lv[1], p.y * w + p.x, v);
+    if (VEC8 != 0) {
+        for (uint k = t; k < side * side / 4u; k += n) {
+            uvec2 q = uvec2(k % (side / 4u) * 4u, k / (side / 4u)), p = o + q;
+            if (p.y >= h || p.x >= w)
+                continue;
+            if (p.x + 3u < w) {
+                level1_vec(p, q, w);
+                continue;
+            }
+            for (uint i = 0u; p.x + i < w; i++) { // the row's last pixels
+                uint j = 2u * p.y * pc.w + 2u * (p.x + i);
+                vec4 v = finish(mean4(level0(j), level0(j + 1u), level0(j + pc.w), level0(j + pc.w + 1u)));
+                keep(1, q.x + i, q.y, v);
+                store_px(pc.lv[1], p.y * w + p.x + i, v);
+            }
+        }
+    } else {
+        for (uint k = t; k < side * side; k += n) {
+            uvec2 q = uvec2(k % side, k / side), p = o + q;
+            if (p.x >= w || p.y >= h)
+                continue;
+            uint i = 2u * p.y * pc.w + 2u * p.x;
+            vec4 v = finish(mean4(level0(i), level0(i + 1u), level0(i + pc.w), level0(i + pc.w + 1u)));
+            keep(1, q.x, q.y, v);
+            store_px(pc.lv[1], p.y * w + p.x, v);
+        }
     }
     // the levels after it, each from the one before in shared memory (the sizes
     // halve exactly, so a valid pixel's 2 x 2 are valid)

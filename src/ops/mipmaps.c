@@ -60,15 +60,57 @@ static int record_fused(vki_rec *r, const vki_step *s, int levels, bool linear)
     } pc = { .src = vki_addr_of(s->in), .w = (uint32_t)s->w, .h = (uint32_t)s->h };
     for (int k = 0; k <= levels; k++)
         pc.lv[k] = vki_addr_of(s->outs[k]);
+    /* 8-bit rows as 64-bit words (mipmaps.comp VEC8): the input's rows 8-byte
+     * aligned (so level 1's are 4-byte aligned); VKIMG_MIPMAPS_VEC=0 reads bytes */
+    const char *ev = getenv("VKIMG_MIPMAPS_VEC");
+    bool write0 = s->outs[0] != s->in;
+    bool vec8 = s->in_fmt == VKIMG_U8 && s->out_fmt == VKIMG_U8 && s->in_c == s->out_c &&
+                (uint64_t)s->w * (uint64_t)s->in_c % 8 == 0 && s->in % 8 == 0 && s->outs[1] % 4 == 0 &&
+                (!write0 || s->outs[0] % 8 == 0) && !(ev && *ev == '0');
     vki_spec spec = { 0 };
     uint32_t wg = vki_wg_1d(r->gpu), wx = wg >= 256 ? 16 : 8;
     vki_step_spec(s, &spec, wx, wg / wx, 1);
     vki_spec_named(&spec, "LEVELS", (uint32_t)levels);
     vki_spec_named(&spec, "LINEAR", linear);
-    vki_spec_named(&spec, "WRITE0", s->outs[0] != s->in);
+    vki_spec_named(&spec, "WRITE0", write0);
+    vki_spec_named(&spec, "VEC8", vec8);
     const uint32_t side = 64; /* input pixels per tile side (mipmaps.comp) */
     return vki_rec_dispatch(r, "mipmaps", VKI_SPV(mipmaps), &spec, &pc, sizeof pc, ((uint32_t)s->w + side - 1) / side,
                             ((uint32_t)s->h + side - 1) / side, 1);
+}
+
+#define TAIL_MAX 7 /* levels one tail dispatch makes (its push constants' lv[]) */
+
+/* The levels after `from` the tail dispatch makes (mipmaps.comp TAILPX: one
+ * workgroup, 8-bit output, each level kept in shared memory as its bytes): as
+ * many as follow, at most TAIL_MAX; 0 where the first does not fit the shared
+ * memory, or VKIMG_MIPMAPS_TAIL=0. */
+static int tail_levels(const vki_rec *r, const vki_step *s, int from)
+{
+    const char *ev = getenv("VKIMG_MIPMAPS_TAIL");
+    if (s->out_fmt != VKIMG_U8 || from + 1 >= s->nout || (ev && *ev == '0'))
+        return 0;
+    uint64_t px = (uint64_t)s->outs_w[from + 1] * (uint64_t)s->outs_h[from + 1];
+    if ((px + px / 2 + 1) * 4 + 32 * 4 > r->gpu->lim.max_shared)
+        return 0;
+    int n = s->nout - 1 - from;
+    return n < TAIL_MAX ? n : TAIL_MAX;
+}
+
+static int record_tail(vki_rec *r, const vki_step *s, int from, int n, bool linear)
+{
+    struct {
+        vki_addr src, lv[7];
+        uint32_t w, h;
+    } pc = { .src = vki_addr_of(s->outs[from]), .w = (uint32_t)s->outs_w[from], .h = (uint32_t)s->outs_h[from] };
+    for (int k = 0; k < n; k++)
+        pc.lv[k] = vki_addr_of(s->outs[from + 1 + k]);
+    vki_spec spec = { 0 };
+    vki_step_spec(s, &spec, r->gpu->lim.max_wg_invocations < 1024 ? r->gpu->lim.max_wg_invocations : 1024, 1, 1);
+    vki_spec_named(&spec, "LINEAR", linear);
+    vki_spec_named(&spec, "TAILPX", (uint32_t)s->outs_w[from + 1] * (uint32_t)s->outs_h[from + 1]);
+    vki_spec_named(&spec, "TAILN", (uint32_t)n);
+    return vki_rec_dispatch(r, "mipmaps-tail", VKI_SPV(mipmaps), &spec, &pc, sizeof pc, 1, 1, 1);
 }
 
 static int record_mipmaps(vki_rec *r, const vki_step *s)
@@ -76,15 +118,19 @@ static int record_mipmaps(vki_rec *r, const vki_step *s)
     const double *v = s->args->v;
     vki_resample rs = { .filter = (vki_filter)(int)v[O_FILTER],
                             .linear = v[O_LINEAR] != 0, .f32_between = true };
-    int fused = fused_levels(r, s, rs.filter), rc = 0;
-    if (fused) { /* levels 0..fused in one pass */
+    int fused = fused_levels(r, s, rs.filter), rc = 0, first = 1;
+    if (fused) { /* levels 0..fused in one pass, and what follows in one more */
         rc = record_fused(r, s, fused, rs.linear);
+        int tail = rc ? 0 : tail_levels(r, s, fused);
+        if (tail)
+            rc = record_tail(r, s, fused, tail, rs.linear);
+        first = fused + 1 + tail;
     } else if (s->outs[0] != s->in) { /* level 0: the input as it is, in the output's format (unless
                                           it is the input itself: first_output_is_input) */
         vki_remap id = vki_crop_remap(0, 0);
         rc = vki_record_remap(r, s, &id);
     }
-    for (int k = fused ? fused + 1 : 1; k < s->nout && !rc; k++) {
+    for (int k = first; k < s->nout && !rc; k++) {
         vki_step t = *s;
         t.in = s->outs[k - 1];
         t.w = t.geo_w = s->outs_w[k - 1];

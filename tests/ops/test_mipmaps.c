@@ -9,7 +9,8 @@
  * 2x1 -> 1x1, 13x6, whose box has taps at exactly t = 0.5), 1xN, Nx1, primes,
  * 1x1, sizes that halve exactly for 6 levels and more (the fused pass), 1-4
  * channels, u8/u16/f32 in and out. Both paths (VKIMG_MIPMAPS_FUSED=0/1) give
- * the same bytes. Then the multi-output plumbing: vkimg_pipeline_outputs,
+ * the same bytes (the fused one makes the levels past its own in its last
+ * workgroup), and for 8-bit chains so do its word and byte reads. Then the multi-output plumbing: vkimg_pipeline_outputs,
  * vkimg_run_n (and vkimg_run's refusal), vkimg_save_levels with a {level}
  * template (one file each, read back; a failed level leaves none) and to .ktx2
  * (read back by the strict reader, vki_ktx2_decode: the same levels). */
@@ -107,6 +108,22 @@ static void mm(vkimg_ctx *ctx, const char *group, const char *text, const ref_st
                    !memcmp(l0[k].data, l1[k].data, vkimg_image_bytes(&l0[k]));
         CHECK(same, "'%s' %dx%d c=%d %s->%s: VKIMG_MIPMAPS_FUSED=0 and =1 differ (%d and %d levels)", text, w, h, c,
               vkimg_fmt_name(in_fmt), vkimg_fmt_name(fmt_of[f]), n0, n1);
+        if (in_fmt == VKIMG_U8 && fmt_of[f] == VKIMG_U8 && n1 > 0) {
+            /* 8-bit chains: the fused pass reading 64-bit words (VEC8, where rows
+             * allow) and reading bytes give the same bytes */
+            vkimg_image lb[MAXL];
+            memset(lb, 0, sizeof lb);
+            setenv("VKIMG_MIPMAPS_FUSED", "1", 1);
+            setenv("VKIMG_MIPMAPS_VEC", "0", 1);
+            int nb = run_levels(ctx, text, &in, VKIMG_U8, lb, MAXL);
+            unsetenv("VKIMG_MIPMAPS_VEC");
+            unsetenv("VKIMG_MIPMAPS_FUSED");
+            bool same8 = nb == n1;
+            for (int k = 0; same8 && k < nb; k++)
+                same8 = !memcmp(lb[k].data, l1[k].data, vkimg_image_bytes(&l1[k]));
+            CHECK(same8, "'%s' %dx%d c=%d u8->u8: VKIMG_MIPMAPS_VEC=0 and the word path differ", text, w, h, c);
+            free_levels(lb, nb);
+        }
         if (n0 > 0) {
             run_check_levels(group, text, st, n, &in, l0, n0, -1);
             check_own_chain(text, st, n, &in, l0, n0);
@@ -122,6 +139,7 @@ static void mm(vkimg_ctx *ctx, const char *group, const char *text, const ref_st
 static const size2 sizes[] = {
     { 1, 1 },   { 1, 9 },    { 9, 1 },    { 5, 3 },    { 7, 5 },     { 13, 6 },   { 64, 64 },
     { 128, 32 }, { 48, 80 },  { 131, 67 }, { 256, 256 }, { 600, 530 }, { 1024, 1 }, { 2, 300 },
+    { 20, 12 },  { 72, 200 }, /* 8-bit rows in 64-bit words with a part-word group at the right; and 2 / 3 words */
 };
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
@@ -143,7 +161,8 @@ static void test_box(vkimg_ctx *ctx)
      * two on the others */
     for (int i = 0; i < NSIZES; i++)
         for (int c = 1; c <= 4; c++) {
-            bool all = (sizes[i].w == 5 && sizes[i].h == 3) || sizes[i].w == 13 || sizes[i].w == 64;
+            bool all = (sizes[i].w == 5 && sizes[i].h == 3) || sizes[i].w == 13 || sizes[i].w == 64 ||
+                       sizes[i].w == 20 || sizes[i].w == 72;
             if (!all && c != 1 + i % 4 && c != 1 + (i + 2) % 4)
                 continue;
             mm(ctx, G_BOX, "mipmaps", s, 1, sizes[i].w, sizes[i].h, c, fmt_of[(i + c) % 3], fmts_for(i, c));
