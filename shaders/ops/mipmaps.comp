@@ -9,7 +9,8 @@
 // output format; not where level 0 is the input itself) and makes level 1 from that, keeps each new level's values of
 // its tile in shared memory for the next, and writes every level once: DRAM sees
 // the input once, and each level once.
-// The levels past these (odd sizes) are resize.comp's business (src/ops/mipmaps.c).
+// The levels past these (odd sizes) are the tail dispatch's (below) for 8-bit
+// output, else resize.comp's (src/ops/mipmaps.c).
 // VEC8: 8-bit in and out with 8-byte aligned input rows: an invocation reads its
 // 8 x 2 input pixels as 64-bit words and writes its 4 level-1 pixels as 32-bit
 // words (bytes a lane apart cost the load unit a pass each).
@@ -149,6 +150,15 @@ void keep(int l, uint x, uint y, vec4 v)
     } else {
         half_[y * 16u + x] = v;
     }
+}
+
+// level-1 pixel p (q in the tile) from its 2 x 2 level-0 pixels read one by one
+void level1_px(uvec2 p, uvec2 q, uint w)
+{
+    uint i = 2u * p.y * pc.w + 2u * p.x;
+    vec4 v = finish(mean4(level0(i), level0(i + 1u), level0(i + pc.w), level0(i + pc.w + 1u)));
+    keep(1, q.x, q.y, v);
+    store_px(pc.lv[1], p.y * w + p.x, v);
 }
 
 // byte j of a word array (j a constant once unrolled)
@@ -295,22 +305,14 @@ void main()
                 level1_vec(p, q, w);
                 continue;
             }
-            for (uint i = 0u; p.x + i < w; i++) { // the row's last pixels
-                uint j = 2u * p.y * pc.w + 2u * (p.x + i);
-                vec4 v = finish(mean4(level0(j), level0(j + 1u), level0(j + pc.w), level0(j + pc.w + 1u)));
-                keep(1, q.x + i, q.y, v);
-                store_px(pc.lv[1], p.y * w + p.x + i, v);
-            }
+            for (uint i = 0u; p.x + i < w; i++) // the row's last pixels
+                level1_px(p + uvec2(i, 0u), q + uvec2(i, 0u), w);
         }
     } else {
         for (uint k = t; k < side * side; k += n) {
             uvec2 q = uvec2(k % side, k / side), p = o + q;
-            if (p.x >= w || p.y >= h)
-                continue;
-            uint i = 2u * p.y * pc.w + 2u * p.x;
-            vec4 v = finish(mean4(level0(i), level0(i + 1u), level0(i + pc.w), level0(i + pc.w + 1u)));
-            keep(1, q.x, q.y, v);
-            store_px(pc.lv[1], p.y * w + p.x, v);
+            if (p.x < w && p.y < h)
+                level1_px(p, q, w);
         }
     }
     // the levels after it, each from the one before in shared memory (the sizes

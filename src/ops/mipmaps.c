@@ -52,12 +52,15 @@ static int fused_levels(const vki_rec *r, const vki_step *s, vki_filter f)
     return n;
 }
 
+/* mipmaps.comp's push constants (both dispatches) */
+typedef struct mip_push {
+    vki_addr src, lv[7];
+    uint32_t w, h;
+} mip_push;
+
 static int record_fused(vki_rec *r, const vki_step *s, int levels, bool linear)
 {
-    struct {
-        vki_addr src, lv[7];
-        uint32_t w, h;
-    } pc = { .src = vki_addr_of(s->in), .w = (uint32_t)s->w, .h = (uint32_t)s->h };
+    mip_push pc = { .src = vki_addr_of(s->in), .w = (uint32_t)s->w, .h = (uint32_t)s->h };
     for (int k = 0; k <= levels; k++)
         pc.lv[k] = vki_addr_of(s->outs[k]);
     /* 8-bit rows as 64-bit words (mipmaps.comp VEC8): the input's rows 8-byte
@@ -79,7 +82,7 @@ static int record_fused(vki_rec *r, const vki_step *s, int levels, bool linear)
                             ((uint32_t)s->h + side - 1) / side, 1);
 }
 
-#define TAIL_MAX 7 /* levels one tail dispatch makes (its push constants' lv[]) */
+#define TAIL_MAX ((int)VKI_ARRAY_LEN(((mip_push *)0)->lv)) /* levels one tail dispatch makes */
 
 /* The levels after `from` the tail dispatch makes (mipmaps.comp TAILPX: one
  * workgroup, 8-bit output, each level kept in shared memory as its bytes): as
@@ -99,10 +102,7 @@ static int tail_levels(const vki_rec *r, const vki_step *s, int from)
 
 static int record_tail(vki_rec *r, const vki_step *s, int from, int n, bool linear)
 {
-    struct {
-        vki_addr src, lv[7];
-        uint32_t w, h;
-    } pc = { .src = vki_addr_of(s->outs[from]), .w = (uint32_t)s->outs_w[from], .h = (uint32_t)s->outs_h[from] };
+    mip_push pc = { .src = vki_addr_of(s->outs[from]), .w = (uint32_t)s->outs_w[from], .h = (uint32_t)s->outs_h[from] };
     for (int k = 0; k < n; k++)
         pc.lv[k] = vki_addr_of(s->outs[from + 1 + k]);
     vki_spec spec = { 0 };
