@@ -86,6 +86,13 @@ typedef struct vkimg_image {
     vkimg_fmt fmt;
     void *data;    /* malloc()ed, or device-visible memory (priv); free with vkimg_image_free */
     void *priv;    /* NULL, or the owner of device-visible data (vkimg_image_alloc_device) */
+    /* NULL, or the image is a JPEG half-way through its codec: data holds its quantized
+     * DCT coefficients, this their layout and tables, and w, h, c, fmt are the pixels'
+     * (U8). Made by vkimg_load with vkimg_load_opts.jpeg_coded (vkimg_run finishes the
+     * decode on the device) and by vkimg_run with vkimg_run_opts.jpeg_quality (vkimg_save
+     * finishes the encode: entropy coding only); nothing else reads such an image.
+     * Freed by vkimg_image_free. */
+    struct vkimg_coded *coded;
 } vkimg_image;
 
 VKIMG_API size_t vkimg_image_bytes(const vkimg_image *im);
@@ -138,6 +145,12 @@ typedef struct vkimg_load_opts {
      * when the load fails). Less memory at once where files are large. */
     void (*input_done)(void *user);
     void *user; /* for min_size, alloc and input_done */
+    /* A JPEG is delivered coded (vkimg_image.coded): libjpeg-turbo decodes only its
+     * entropy-coded data, and vkimg_run does the rest on the device (dequantization,
+     * IDCT, chroma upsampling, colour conversion: the same samples as TurboJPEG's
+     * accurate IDCT and smooth upsampling). For 8-bit grayscale and YCbCr files of
+     * 4:4:4, 4:2:2 or 4:2:0 sampling decoded at full size; others decode as without. */
+    bool jpeg_coded;
 } vkimg_load_opts;
 
 /* Loads an image file: PNG, JPEG, GIF (first frame), BMP, TGA, PSD (composite),
@@ -294,6 +307,10 @@ VKIMG_API void vkimg_ctx_trim(vkimg_ctx *ctx);
 VKIMG_API const char *vkimg_ctx_device_desc(const vkimg_ctx *ctx);
 /* Index of the ctx's device in the list of vkimg_list_devices. */
 VKIMG_API int vkimg_ctx_device_index(const vkimg_ctx *ctx);
+/* Whether the ctx's device is a CPU implementation of Vulkan (lavapipe): there,
+ * JPEG's transform stages are faster in libjpeg-turbo's own SIMD code than as
+ * kernels (vkimg_load_opts.jpeg_coded, vkimg_run_opts.jpeg_quality). */
+VKIMG_API bool vkimg_ctx_is_cpu(const vkimg_ctx *ctx);
 
 /* Writes a human-readable list of devices to buf. Needs no ctx. */
 VKIMG_API int vkimg_list_devices(char *buf, size_t n, vkimg_err *e);
@@ -339,6 +356,12 @@ typedef struct vkimg_run_opts {
     bool device_output;   /* the results stay in the device-visible memory the device wrote them to
                              (vkimg_image.priv set; no copy on the host): read them, then
                              vkimg_image_free them before the context is destroyed */
+    int jpeg_quality;     /* 1..100: the result is to be written as a JPEG of this quality, and the
+                             device does that encoder's colour conversion, chroma subsampling,
+                             forward DCT and quantization (libjpeg-turbo's, the choices of
+                             vkimg_save: 4:4:4 from quality 90, 4:2:0 below, gray for 1-2
+                             channels): out->coded is set, vkimg_save only entropy-codes it.
+                             For one U8 result (else ignored). 0: pixels */
 } vkimg_run_opts;
 
 /* Shrink-on-load for p: the smallest size a decoder may deliver for an image

@@ -413,6 +413,8 @@ int vkimg_compare(vkimg_ctx *ctx, const vkimg_image *a, const vkimg_image *b, co
     vki_err_clear(e);
     if (!ctx || !a || !b || !r)
         return vki_fail(e, VKIMG_E_RUNTIME, "vkimg_compare: NULL argument");
+    if (a->coded || b->coded)
+        return vki_fail(e, VKIMG_E_USAGE, "vkimg_compare: a coded JPEG is not pixels (vkimg_run decodes it)");
     static const vkimg_compare_opts defaults = VKIMG_COMPARE_DEFAULTS;
     if (!o)
         o = &defaults;

@@ -63,8 +63,9 @@ int vkimg_image_stats(vkimg_ctx *ctx, const vkimg_image *im, bool histogram, vki
     memset(out, 0, sizeof *out);
     double t_start = vki_now_ms();
     vki_gpu *g = &ctx->gpu;
-    if (!im->data || im->w < 1 || im->h < 1 || im->c < 1 || im->c > 4)
-        return vki_fail(e, VKIMG_E_USAGE, "stats: invalid image %dx%dx%d", im->w, im->h, im->c);
+    if (!im->data || im->coded || im->w < 1 || im->h < 1 || im->c < 1 || im->c > 4)
+        return vki_fail(e, VKIMG_E_USAGE, "stats: invalid image %dx%dx%d%s", im->w, im->h, im->c,
+                        im->coded ? " (a coded JPEG: vkimg_run decodes it)" : "");
     if (im->fmt != VKIMG_U8 && im->fmt != VKIMG_U16 && im->fmt != VKIMG_F16 && im->fmt != VKIMG_F32)
         return vki_fail(e, VKIMG_E_USAGE, "stats: %s samples are not supported (u8, u16, f16 or f32)",
                         vkimg_fmt_name(im->fmt));

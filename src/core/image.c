@@ -92,5 +92,6 @@ void vkimg_image_free(vkimg_image *im)
     } else {
         free(im->data);
     }
+    free(im->coded);
     memset(im, 0, sizeof *im);
 }

@@ -104,6 +104,20 @@ void vki_run_times(const vki_run *r, vkimg_timing *t);
 /* Frees everything of the run (accepts NULL). */
 void vki_run_end(vki_run *r);
 
+/* ---------------------------------------------------------------- JPEG stages (jpeg.c) */
+
+struct vkimg_coded;
+/* Bytes of the device buffer the decode writes a w x h x c image into. */
+size_t vki_jpeg_pixels_bytes(int w, int h, int c);
+/* Records the decode of a coded image (coefficients at `coefs`) into packed
+ * 8-bit pixels at dst (vki_jpeg_pixels_bytes; 1 channel for grayscale, else 3). */
+int vki_jpeg_rec_decode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress coefs, int w, int h,
+                        VkDeviceAddress dst);
+/* Records the encode of w x h x c 8-bit pixels at src into the coefficients of
+ * cd's layout at `coefs` (cd from vki_jpeg_coded_layout). */
+int vki_jpeg_rec_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress src, int w, int h, int c,
+                        VkDeviceAddress coefs);
+
 /* ---------------------------------------------------------------- pipelines */
 
 /* One op of a planned pipeline, as its record function sees it. Data is packed

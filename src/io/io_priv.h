@@ -161,6 +161,9 @@ int vki_decoded_alloc_opts(const vkimg_load_opts *o, vkimg_image *out, uint32_t 
  * quality 90 and 4:4:4 from 90 up. At most 65535x65535. *out is malloc()ed. Errors
  * name no file: the caller adds the path. */
 int vki_jpeg_encode(const vkimg_image *im, int quality, unsigned char **out, size_t *outlen, vkimg_err *e);
+/* Entropy-codes a coded image (im->coded from vki_jpeg_coded_layout, its
+ * coefficients filled by the device) into a JPEG file in *out (malloc()ed). */
+int vki_jpeg_encode_coded(const vkimg_image *im, unsigned char **out, size_t *outlen, vkimg_err *e);
 
 /* stb_image_write's BMP, TGA (RLE) and HDR writers (stb_impl.c, compiled static so
  * that none of stb's symbols leave the library): 1 on success, as stb returns.

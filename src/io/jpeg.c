@@ -33,10 +33,16 @@
  * Encode policy: quality as given; grayscale input (1 or 2 channels) is written as a
  * grayscale JPEG; colour with 4:2:0 chroma subsampling below quality 90 and 4:4:4
  * from quality 90 (the usual convention, e.g. ImageMagick's; stb_image_write
- * subsampled up to and including 90); the accurate integer DCT; baseline Huffman
- * tables (no optimization pass). Alpha is dropped. */
+ * subsampled up to and including 90); TurboJPEG's forward DCT (the fast integer
+ * one below quality 96, the accurate one from 96); baseline Huffman tables (no
+ * optimization pass). Alpha is dropped.
+ * Coded (vkimg_image.coded, core/coded.h): a JPEG decoded only as far as its
+ * coefficients (jpeg_read_coefficients), and one encoded from its coefficients
+ * (jpeg_write_coefficients), the transform stages between being the device's
+ * (src/exec/jpeg.c); the same pixels and files as the TurboJPEG calls above. */
 #include "io/io_priv.h"
 #include "io/meta.h"
+#include "core/coded.h"
 #include "core/util.h"
 
 #include <limits.h>
@@ -49,7 +55,6 @@
 #include <jpeglib.h>
 #include <turbojpeg.h>
 
-#define JPEG_444_QUALITY 90 /* from this quality up, colour is not subsampled */
 
 /* TurboJPEG's message for handle h (never NULL or empty). */
 static const char *tj_reason(tjhandle h)
@@ -86,39 +91,53 @@ static int pick_scale(const unsigned char *b, size_t len, int w, int h, const vk
     return 1;
 }
 
-/* The libjpeg API for the DC-only decode at 1/8: TurboJPEG's settings (the
- * accurate integer IDCT, smooth upsampling, a warning is an error), and no block
- * smoothing: libjpeg estimates a progressive file's missing AC coefficients (and
- * since libjpeg-turbo 2.1 adjusts DC) from the neighbours' DCs while scans are
- * missing, which a whole file never has. */
-typedef struct dc_err {
+/* libjpeg's own API, where TurboJPEG has no call for it (the DC-only decode at
+ * 1/8, the coded decode and encode below): errors longjmp back with their text,
+ * and a warning (corrupt data) is an error, as TJFLAG_STOPONWARNING; a
+ * progressive file of more than LJ_MAX_SCANS scans is an error, as
+ * TJFLAG_LIMITSCANS. */
+#define LJ_MAX_SCANS 500
+typedef struct lj_err {
     struct jpeg_error_mgr mgr;
     jmp_buf jump;
     char msg[JMSG_LENGTH_MAX];
-} dc_err;
+} lj_err;
 
-static void dc_error_exit(j_common_ptr c)
+static void lj_error_exit(j_common_ptr c)
 {
-    dc_err *de = (dc_err *)c->err;
+    lj_err *de = (lj_err *)c->err;
     c->err->format_message(c, de->msg);
     longjmp(de->jump, 1);
 }
 
-static void dc_emit(j_common_ptr c, int level)
+static void lj_emit(j_common_ptr c, int level)
 {
     if (level < 0) /* a warning (corrupt data): an error, as TJFLAG_STOPONWARNING */
-        dc_error_exit(c);
+        lj_error_exit(c);
 }
 
+static void lj_limit_scans(j_common_ptr c)
+{
+    if (c->is_decompressor && ((j_decompress_ptr)c)->input_scan_number > LJ_MAX_SCANS) {
+        lj_err *de = (lj_err *)c->err;
+        snprintf(de->msg, sizeof de->msg, "progressive JPEG with more than %d scans", LJ_MAX_SCANS);
+        longjmp(de->jump, 1);
+    }
+}
+
+/* The DC-only decode at 1/8: TurboJPEG's settings (the accurate integer IDCT,
+ * smooth upsampling), and no block smoothing: libjpeg estimates a progressive
+ * file's missing AC coefficients (and since libjpeg-turbo 2.1 adjusts DC) from
+ * the neighbours' DCs while scans are missing, which a whole file never has. */
 static int dc_decode(const unsigned char *b, size_t len, const char *name, int gray, unsigned char *out, int w, int h,
                      vkimg_err *e)
 {
     struct jpeg_decompress_struct d;
-    dc_err de;
+    lj_err de;
     memset(&d, 0, sizeof d);
     d.err = jpeg_std_error(&de.mgr);
-    de.mgr.error_exit = dc_error_exit;
-    de.mgr.emit_message = dc_emit;
+    de.mgr.error_exit = lj_error_exit;
+    de.mgr.emit_message = lj_emit;
     de.msg[0] = 0;
     if (setjmp(de.jump)) {
         jpeg_destroy_decompress(&d);
@@ -226,6 +245,111 @@ size_t vki_jpeg_dc_scans(const unsigned char *b, size_t len, unsigned char *out)
     }
 }
 
+/* The factor (1 or 2) by which component k's samples are upsampled along an
+ * axis (max/f), or 0 where the device stages do not handle it. */
+static uint32_t coded_factor(int max, int f)
+{
+    return f > 0 && max % f == 0 && (max / f == 1 || max / f == 2) ? (uint32_t)(max / f) : 0;
+}
+
+/* The coded decode (vkimg_load_opts.jpeg_coded): libjpeg-turbo's entropy
+ * decoding only (jpeg_read_coefficients), the coefficients copied into the
+ * caller's memory with their layout (core/coded.h). Returns -1 without touching
+ * *out for a file the device stages do not handle (another colour space or
+ * precision, 4:4:0 or 4:1:1 sampling, more than 3 components). */
+static int coded_decode(const unsigned char *b, size_t len, const char *name, const vkimg_load_opts *o,
+                        vkimg_image *out, vkimg_err *e)
+{
+    struct jpeg_decompress_struct d;
+    struct jpeg_progress_mgr prog = { .progress_monitor = lj_limit_scans };
+    lj_err de;
+    vkimg_image im = { 0 };
+    struct vkimg_coded *cd = NULL;
+    memset(&d, 0, sizeof d);
+    d.err = jpeg_std_error(&de.mgr);
+    de.mgr.error_exit = lj_error_exit;
+    de.mgr.emit_message = lj_emit;
+    de.msg[0] = 0;
+    if (setjmp(de.jump)) {
+        jpeg_destroy_decompress(&d);
+        vkimg_image_free(&im);
+        free(cd);
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: libjpeg: %s", name, de.msg[0] ? de.msg : "error");
+    }
+    jpeg_create_decompress(&d);
+    d.progress = &prog;
+    jpeg_mem_src(&d, b, (unsigned long)len);
+    jpeg_read_header(&d, TRUE);
+    const int nc = d.num_components;
+    bool ok = d.data_precision == 8 && ((nc == 1 && d.jpeg_color_space == JCS_GRAYSCALE) ||
+                                        (nc == 3 && d.jpeg_color_space == JCS_YCbCr));
+    for (int k = 0; ok && k < nc; k++) {
+        const jpeg_component_info *ci = &d.comp_info[k];
+        const uint32_t hs = coded_factor(d.max_h_samp_factor, ci->h_samp_factor);
+        const uint32_t vs = coded_factor(d.max_v_samp_factor, ci->v_samp_factor);
+        /* full size, h2v1 (4:2:2) or h2v2 (4:2:0); the first component full size */
+        ok = hs && vs && !(hs == 1 && vs == 2) && (k > 0 || (hs == 1 && vs == 1));
+    }
+    if (!ok) {
+        jpeg_destroy_decompress(&d);
+        return -1;
+    }
+    jvirt_barray_ptr *arrays = jpeg_read_coefficients(&d);
+    if (!(cd = calloc(1, sizeof *cd))) {
+        jpeg_destroy_decompress(&d);
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", name);
+    }
+    cd->ncomp = nc;
+    size_t blocks = 0;
+    for (int k = 0; k < nc; k++) {
+        const jpeg_component_info *ci = &d.comp_info[k];
+        vki_jpeg_comp *c = &cd->comp[k];
+        c->bw = ci->width_in_blocks;
+        c->bh = ci->height_in_blocks;
+        c->cw = ci->downsampled_width;
+        c->ch = ci->downsampled_height;
+        c->hs = coded_factor(d.max_h_samp_factor, ci->h_samp_factor);
+        c->vs = coded_factor(d.max_v_samp_factor, ci->v_samp_factor);
+        c->off = blocks * DCTSIZE2;
+        if (!ci->quant_table) /* a component no scan carried: libjpeg has refused it already */
+            longjmp(de.jump, 1);
+        for (int i = 0; i < DCTSIZE2; i++)
+            c->quant[i] = ci->quant_table->quantval[i];
+        blocks += (size_t)c->bw * c->bh;
+    }
+    cd->ncoef = blocks * DCTSIZE2;
+    /* the caller's memory, asked for as 64 16-bit samples a block */
+    if (blocks > UINT32_MAX) {
+        jpeg_destroy_decompress(&d);
+        free(cd);
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: too many blocks (%zu)", name, blocks);
+    }
+    int rc = vki_decoded_alloc_opts(o, &im, DCTSIZE2, (uint32_t)blocks, 1, VKIMG_U16, name, e);
+    if (rc) {
+        jpeg_destroy_decompress(&d);
+        free(cd);
+        return rc;
+    }
+    int16_t *dst = im.data;
+    _Static_assert(sizeof(JCOEF) == sizeof(int16_t), "JCOEF is not 16-bit");
+    for (int k = 0; k < nc; k++) {
+        const vki_jpeg_comp *c = &cd->comp[k];
+        for (uint32_t r = 0; r < c->bh; r++) {
+            JBLOCKARRAY row = d.mem->access_virt_barray((j_common_ptr)&d, arrays[k], r, 1, FALSE);
+            memcpy(dst + c->off + (size_t)r * c->bw * DCTSIZE2, row[0], (size_t)c->bw * sizeof(JBLOCK));
+        }
+    }
+    jpeg_finish_decompress(&d);
+    im.w = (int)d.image_width;
+    im.h = (int)d.image_height;
+    im.c = nc == 1 ? 1 : 3;
+    im.fmt = VKIMG_U8;
+    im.coded = cd;
+    jpeg_destroy_decompress(&d);
+    *out = im;
+    return 0;
+}
+
 int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                     vkimg_err *e)
 {
@@ -272,6 +396,9 @@ int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, u
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: rows too long for TurboJPEG (%dx%d)", name, w, ht);
         goto done;
     }
+    /* coded: the entropy decoding here, the rest on the device (vkimg_run) */
+    if (o && o->jpeg_coded && d == 1 && !cmyk && (rc = coded_decode(b, len, name, o, out, e)) >= 0)
+        goto done;
     /* the result: where the caller wants it (o->alloc); CMYK is decoded beside it first */
     if ((rc = vki_decoded_alloc_opts(o, &im, (uint32_t)w, (uint32_t)ht, c, VKIMG_U8, name, e)))
         goto done;
@@ -329,7 +456,7 @@ int vki_jpeg_encode(const vkimg_image *im, int quality, unsigned char **out, siz
 
     static const int pf[5] = { 0, TJPF_GRAY, TJPF_GRAY, TJPF_RGB, TJPF_RGBX };
     const int gray = im->c <= 2;
-    const int subsamp = gray ? TJSAMP_GRAY : quality < JPEG_444_QUALITY ? TJSAMP_420 : TJSAMP_444;
+    const int subsamp = gray ? TJSAMP_GRAY : quality < VKI_JPEG_444_QUALITY ? TJSAMP_420 : TJSAMP_444;
     const size_t np = (size_t)im->w * (size_t)im->h;
     const unsigned char *src = im->data;
     unsigned char *tmp = NULL, *buf = NULL;
@@ -380,4 +507,74 @@ done:
     free(buf);
     free(tmp);
     return rc;
+}
+
+/* ---------------------------------------------------------------- coded encode */
+
+/* A compressor set up as vki_jpeg_encode's TurboJPEG one is: w x h, gray or
+ * YCbCr, the quality's tables (baseline), 4:2:0 below VKI_JPEG_444_QUALITY, the
+ * accurate integer DCT. */
+static void coded_setup(j_compress_ptr cj, int w, int h, bool gray, int quality)
+{
+    cj->image_width = (JDIMENSION)w;
+    cj->image_height = (JDIMENSION)h;
+    cj->input_components = gray ? 1 : 3;
+    cj->in_color_space = gray ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(cj);
+    jpeg_set_quality(cj, quality, TRUE);
+    const int s = !gray && quality < VKI_JPEG_444_QUALITY ? 2 : 1;
+    cj->comp_info[0].h_samp_factor = cj->comp_info[0].v_samp_factor = s;
+    for (int k = 1; k < cj->num_components; k++)
+        cj->comp_info[k].h_samp_factor = cj->comp_info[k].v_samp_factor = 1;
+    cj->dct_method = JDCT_ISLOW;
+}
+
+int vki_jpeg_encode_coded(const vkimg_image *im, unsigned char **out, size_t *outlen, vkimg_err *e)
+{
+    *out = NULL;
+    *outlen = 0;
+    const struct vkimg_coded *cd = im ? im->coded : NULL;
+    if (!cd || !im->data || !cd->quality || cd->ncomp != (im->c <= 2 ? 1 : 3))
+        return vki_fail(e, VKIMG_E_RUNTIME, "jpeg: not an image coded for JPEG output");
+    struct jpeg_compress_struct cj;
+    lj_err de;
+    unsigned char *mem = NULL;
+    unsigned long memlen = 0;
+    memset(&cj, 0, sizeof cj);
+    cj.err = jpeg_std_error(&de.mgr);
+    de.mgr.error_exit = lj_error_exit;
+    de.msg[0] = 0;
+    if (setjmp(de.jump)) {
+        jpeg_destroy_compress(&cj);
+        free(mem);
+        return vki_fail(e, VKIMG_E_RUNTIME, "JPEG encoding failed (libjpeg: %s)", de.msg[0] ? de.msg : "error");
+    }
+    jpeg_create_compress(&cj);
+    jpeg_mem_dest(&cj, &mem, &memlen);
+    coded_setup(&cj, im->w, im->h, cd->ncomp == 1, cd->quality);
+    /* the tables the device quantized with (the same as jpeg_set_quality's) */
+    for (int k = 0; k < cd->ncomp; k++) {
+        JQUANT_TBL *q = cj.quant_tbl_ptrs[cj.comp_info[k].quant_tbl_no];
+        for (int i = 0; i < DCTSIZE2; i++)
+            q->quantval[i] = cd->comp[k].quant[i];
+    }
+    jvirt_barray_ptr arrays[VKI_JPEG_MAX_COMP];
+    for (int k = 0; k < cd->ncomp; k++)
+        arrays[k] = cj.mem->request_virt_barray((j_common_ptr)&cj, JPOOL_IMAGE, FALSE, cd->comp[k].bw, cd->comp[k].bh,
+                                                (JDIMENSION)cj.comp_info[k].v_samp_factor);
+    cj.mem->realize_virt_arrays((j_common_ptr)&cj); /* jpeg_write_coefficients leaves realized arrays be */
+    const int16_t *src = im->data;
+    for (int k = 0; k < cd->ncomp; k++) {
+        const vki_jpeg_comp *c = &cd->comp[k];
+        for (uint32_t r = 0; r < c->bh; r++) {
+            JBLOCKARRAY row = cj.mem->access_virt_barray((j_common_ptr)&cj, arrays[k], r, 1, TRUE);
+            memcpy(row[0], src + c->off + (size_t)r * c->bw * DCTSIZE2, (size_t)c->bw * sizeof(JBLOCK));
+        }
+    }
+    jpeg_write_coefficients(&cj, arrays);
+    jpeg_finish_compress(&cj);
+    jpeg_destroy_compress(&cj);
+    *out = mem;
+    *outlen = (size_t)memlen;
+    return 0;
 }

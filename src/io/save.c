@@ -78,6 +78,17 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
     if (!im || !im->data || !bytes)
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: invalid image (%dx%dx%d %s)", path, im ? im->w : 0, im ? im->h : 0,
                         im ? im->c : 0, im ? vkimg_fmt_name(im->fmt) : "-");
+    if (im->coded) { /* coded on the device for a JPEG (vkimg_run_opts.jpeg_quality): the entropy coding */
+        if (k != VKIMG_FILE_JPEG)
+            return vki_fail(e, VKIMG_E_USAGE, "%s: the image was coded for a JPEG output, not %s", path,
+                            vki_kind_name(k));
+        unsigned char *jpg;
+        size_t n;
+        vkimg_err je;
+        if ((rc = vki_jpeg_encode_coded(im, &jpg, &n, &je)))
+            return vki_fail(e, rc, "%s: %s", path, je.msg);
+        return write_with_meta(path, k, jpg, n, o ? o->meta : NULL, e);
+    }
     if (o && o->palette && im->fmt == VKIMG_U8 && k != VKIMG_FILE_PNG) {
         /* indices: the other formats take the colours */
         vkimg_image rgba;

@@ -3,6 +3,7 @@
  * orientation, then the plan (src/exec/plan.c) runs through the run engine. */
 #include "ops/registry.h"
 #include "exec/exec.h"
+#include "core/coded.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -97,7 +98,9 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
     effective ef;
     vki_plan pl;
     vki_run *run = NULL;
-    int rc, slot[VKI_MAX_OUTPUTS];
+    struct vkimg_coded *cout = NULL; /* the layout of a JPEG output coded on the device */
+    VkDeviceAddress coef_out = 0;
+    int rc, slot[VKI_MAX_OUTPUTS], n_declared = 0;
     if ((rc = plan_for(g, p, in, o, &ef, &pl, e)))
         return rc;
     const double t_planned = vki_now_ms();
@@ -107,15 +110,37 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
                       s->nout > 1 ? " (vkimg_run_n with vkimg_pipeline_outputs)" : "");
         goto done;
     }
+    /* a coded JPEG input: its coefficients go up, the device finishes the decode */
+    const struct vkimg_coded *cin = in->coded;
+    if (cin && (in->fmt != VKIMG_U8 || in->c != (cin->ncomp == 1 ? 1 : 3))) {
+        rc = vki_fail(e, VKIMG_E_USAGE, "vkimg_run: a coded JPEG input of %d channels, %s", in->c,
+                      vkimg_fmt_name(in->fmt));
+        goto done;
+    }
+    /* a JPEG output coded on the device: the host only entropy-codes it */
+    const vki_op_desc *last = pl.p->ops[pl.n - 1].desc;
+    if (o && o->jpeg_quality && n == 1 && pl.out_fmt == VKIMG_U8 && !last->data_output &&
+        (rc = vki_jpeg_coded_layout(s->out_w[0], s->out_h[0], s->c[s->n], o->jpeg_quality, &cout, e)))
+        goto done;
+    const size_t in_bytes = cin ? cin->ncoef * sizeof(int16_t) : pl.in_bytes;
+    const char *in_what = cin ? "input JPEG coefficients" : "input image";
+    VkDeviceAddress in_addr;
     const vki_buf *inbuf = vki_devimg_buf(in, g); /* decoded into device-visible memory: no host copy */
     if ((rc = vki_run_begin(g, o && o->timing, &run, e)) ||
-        (rc = inbuf ? vki_run_input_buf(run, inbuf, pl.in_bytes, "input image", &pl.in)
-                    : vki_run_input(run, in->data, pl.in_bytes, "input image", &pl.in, NULL)))
+        (rc = inbuf ? vki_run_input_buf(run, inbuf, in_bytes, in_what, &in_addr)
+                    : vki_run_input(run, in->data, in_bytes, in_what, &in_addr, NULL)))
         goto done;
+    pl.in = in_addr;
     /* an output that is the input as it is (mipmaps' level 0): copied from the input
      * on the host below, unless the caller wants it in device memory */
-    const bool out0_in = pl.out0_is_input && !(o && o->device_output);
-    for (int k = 0; k < n; k++) {
+    const bool out0_in = pl.out0_is_input && !cin && !(o && o->device_output);
+    if (cout) {
+        if ((rc = vki_run_output(run, cout->ncoef * sizeof(int16_t), false, "output JPEG coefficients", &coef_out,
+                                 &slot[0])))
+            goto done;
+        n_declared = 1;
+    }
+    for (int k = n_declared; k < n; k++) {
         if (k == 0 && out0_in) {
             pl.outs[0] = pl.in;
             slot[0] = -1;
@@ -126,7 +151,24 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
             goto done;
     }
     const double t_buffers = vki_now_ms();
-    if ((rc = vki_plan_record(&pl, run)) || (rc = vki_run_submit(run)))
+    vki_rec *rec = vki_run_rec(run);
+    if (cin) {
+        if ((rc = vki_rec_scratch(rec, vki_jpeg_pixels_bytes(in->w, in->h, in->c), "decoded JPEG", &pl.in)) ||
+            (rc = vki_jpeg_rec_decode(rec, cin, in_addr, in->w, in->h, pl.in)))
+            goto done;
+        vki_run_mark(run, "jpeg decode");
+    }
+    if (cout && (rc = vki_rec_scratch(rec, vki_jpeg_pixels_bytes(s->out_w[0], s->out_h[0], s->c[s->n]),
+                                      "image to JPEG-code", &pl.outs[0])))
+        goto done;
+    if ((rc = vki_plan_record(&pl, run)))
+        goto done;
+    if (cout) {
+        if ((rc = vki_jpeg_rec_encode(rec, cout, pl.outs[0], s->out_w[0], s->out_h[0], s->c[s->n], coef_out)))
+            goto done;
+        vki_run_mark(run, "jpeg encode");
+    }
+    if ((rc = vki_run_submit(run)))
         goto done;
     double t0 = vki_now_ms();
     for (int k = 0; k < n; k++) {
@@ -135,6 +177,23 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
             if ((rc = vki_run_take_output(run, slot[k], &b)) ||
                 (rc = vki_devimg_adopt(g, &b, &out[k], s->out_w[k], s->out_h[k], s->c[s->n], pl.out_fmt, e)))
                 goto done;
+            if (cout) { /* the coefficients, with their layout */
+                out[k].coded = cout;
+                cout = NULL;
+            }
+            continue;
+        }
+        if (cout) {
+            const size_t bytes = cout->ncoef * sizeof(int16_t);
+            out[k] = (vkimg_image){ .w = s->out_w[k], .h = s->out_h[k], .c = s->c[s->n], .fmt = VKIMG_U8,
+                                    .data = vki_malloc_big(bytes) };
+            if (!out[k].data) {
+                rc = vki_fail(e, VKIMG_E_RUNTIME, "out of memory (%zu bytes)", bytes);
+                goto done;
+            }
+            memcpy(out[k].data, vki_run_output_data(run, slot[k]), bytes);
+            out[k].coded = cout;
+            cout = NULL;
             continue;
         }
         if ((rc = vki_image_alloc(&out[k], s->out_w[k], s->out_h[k], s->c[s->n], pl.out_fmt, false, e)))
@@ -157,6 +216,7 @@ done:
     if (rc)
         for (int k = 0; k < n; k++)
             vkimg_image_free(&out[k]);
+    free(cout);
     vki_run_end(run);
     vki_plan_destroy(g, &pl);
     return rc;

@@ -1,0 +1,298 @@
+/* The JPEG codec's transform stages on the device (vkimg_load_opts.jpeg_coded,
+ * vkimg_run_opts.jpeg_quality), against TurboJPEG as the independent reference:
+ *  - decode: files TurboJPEG writes (4:4:4, 4:2:2, 4:2:0, gray; baseline and
+ *    progressive; 1x1, 1xN, Nx1, primes, larger than a block row; smooth, noisy,
+ *    and saturated images whose IDCT outputs leave 0..255) decoded coded and
+ *    finished on the device, within 1 LSB of tjDecompress2 (the maximum is
+ *    printed; it has been 0); 4:4:0 and CMYK files decode as before (not coded);
+ *  - encode: pixels coded on the device and entropy-coded by libjpeg give a file
+ *    no larger and no further from the source (PSNR) than TurboJPEG's at the same
+ *    quality, for 1-4 channels and qualities either side of the 4:4:4 threshold
+ *    and of TurboJPEG's switch to the accurate DCT (96); in fact byte-identical,
+ *    and that is asserted too;
+ *  - a pipeline between the two (decode, blur, encode) equals the same pipeline
+ *    run on TurboJPEG's pixels and encoded by TurboJPEG. */
+#include "gpu_harness.h"
+#include "t.h"
+#include "vkimg/vkimg.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <turbojpeg.h>
+
+static char tmpdir[64];
+
+/* a test image: 0 smooth, 1 smooth + noise, 2 every sample random, 3 a 0/255 checkerboard */
+static void image(vkimg_image *im, int w, int h, int c, int kind, unsigned long long seed)
+{
+    vkimg_err e;
+    if (vkimg_image_alloc(im, w, h, c, VKIMG_U8, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        exit(1);
+    }
+    unsigned long long s = seed | 1;
+    unsigned char *d = im->data;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < c; k++) {
+                double v = 0.5 + 0.4 * sin(0.13 * x * (k + 1) + 0.05 * y) * cos(0.07 * y * (k + 2));
+                if (kind == 1)
+                    v += ((double)(t_rand(&s) % 1000) / 1000.0 - 0.5) * 0.3;
+                if (kind == 2)
+                    v = (double)(t_rand(&s) % 256) / 255.0;
+                if (kind == 3)
+                    v = ((x + y + k) & 1) ? 1.0 : 0.0;
+                v = v < 0 ? 0 : v > 1 ? 1 : v;
+                d[((size_t)y * w + x) * c + k] = (unsigned char)lround(v * 255);
+            }
+}
+
+static const int samps[] = { TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_GRAY, TJSAMP_440 };
+static const char *const samp_name[] = { "444", "422", "420", "gray", "440" };
+
+/* TurboJPEG's file of im (RGB or gray) */
+static unsigned char *tj_encode(const vkimg_image *im, int samp, int q, int flags, unsigned long *n)
+{
+    tjhandle h = tjInitCompress();
+    unsigned char *buf = NULL;
+    *n = 0;
+    int rc = tjCompress2(h, im->data, im->w, 0, im->h, im->c == 1 ? TJPF_GRAY : TJPF_RGB, &buf, n, samp, q, flags);
+    CHECK(rc == 0, "tjCompress2: %s", tjGetErrorStr2(h));
+    tjDestroy(h);
+    return buf;
+}
+
+/* TurboJPEG's decode of a file (3 channels, 1 for gray) */
+static void tj_decode(const unsigned char *jpg, unsigned long n, vkimg_image *out)
+{
+    tjhandle h = tjInitDecompress();
+    int w, ht, ss, cs;
+    memset(out, 0, sizeof *out);
+    if (tjDecompressHeader3(h, jpg, n, &w, &ht, &ss, &cs)) {
+        CHECK(0, "tjDecompressHeader3: %s", tjGetErrorStr2(h));
+        tjDestroy(h);
+        return;
+    }
+    vkimg_err e;
+    const int c = ss == TJSAMP_GRAY ? 1 : 3;
+    CHECK(vkimg_image_alloc(out, w, ht, c, VKIMG_U8, &e) == 0, "%s", e.msg);
+    CHECK(tjDecompress2(h, jpg, n, out->data, w, 0, ht, c == 1 ? TJPF_GRAY : TJPF_RGB, 0) == 0,
+          "tjDecompress2: %s", tjGetErrorStr2(h));
+    tjDestroy(h);
+}
+
+static int max_diff(const vkimg_image *a, const vkimg_image *b)
+{
+    if (a->w != b->w || a->h != b->h || a->c != b->c)
+        return 1000;
+    int m = 0;
+    const unsigned char *p = a->data, *q = b->data;
+    for (size_t i = 0; i < (size_t)a->w * a->h * a->c; i++) {
+        int d = abs((int)p[i] - (int)q[i]);
+        m = d > m ? d : m;
+    }
+    return m;
+}
+
+static int worst_decode;
+
+static void test_decode(vkimg_ctx *ctx)
+{
+    static const int sz[][2] = { { 1, 1 }, { 1, 13 }, { 13, 1 }, { 2, 2 }, { 3, 5 }, { 17, 9 }, { 33, 31 },
+                                 { 70, 45 }, { 131, 67 }, { 257, 19 } };
+    vkimg_err e;
+    vkimg_pipeline *p = vkimg_pipeline_parse("copy", &e);
+    CHECK(p != NULL, "parse: %s", e.msg);
+    int coded = 0, cases = 0;
+    for (size_t si = 0; si < sizeof sz / sizeof sz[0]; si++)
+        for (size_t ss = 0; ss < sizeof samps / sizeof samps[0]; ss++)
+            for (int prog = 0; prog <= 1; prog++)
+                for (int kind = 0; kind < 4; kind++) {
+                    const int w = sz[si][0], h = sz[si][1], q = kind == 3 ? 100 : kind == 2 ? 95 : 80;
+                    snprintf(cur_case, sizeof cur_case, "decode %dx%d %s %s kind %d q%d", w, h, samp_name[ss],
+                             prog ? "progressive" : "baseline", kind, q);
+                    vkimg_image src, ref, im, out;
+                    image(&src, w, h, samps[ss] == TJSAMP_GRAY ? 1 : 3, kind, 77 + si * 13 + ss * 5 + kind);
+                    unsigned long n;
+                    unsigned char *jpg = tj_encode(&src, samps[ss], q, prog ? TJFLAG_PROGRESSIVE : 0, &n);
+                    tj_decode(jpg, n, &ref);
+                    vkimg_load_opts lo = { .jpeg_coded = true };
+                    int rc = vkimg_load_memory(jpg, n, "t.jpg", &lo, &im, &e);
+                    CHECK(rc == 0, "%s: load: %s", cur_case, e.msg);
+                    const bool want_coded = samps[ss] != TJSAMP_440;
+                    CHECK(!rc && (im.coded != NULL) == want_coded, "%s: coded %d", cur_case, im.coded != NULL);
+                    coded += im.coded != NULL;
+                    cases++;
+                    if (!rc) {
+                        rc = vkimg_run(ctx, p, &im, &(vkimg_run_opts){ .out_fmt = VKIMG_U8 }, &out, &e);
+                        CHECK(rc == 0, "%s: run: %s", cur_case, e.msg);
+                        if (!rc) {
+                            const int d = max_diff(&out, &ref);
+                            worst_decode = d > worst_decode ? d : worst_decode;
+                            CHECK(d <= 1, "%s: %dx%dx%d against TurboJPEG's %dx%dx%d: max difference %d", cur_case,
+                                  out.w, out.h, out.c, ref.w, ref.h, ref.c, d);
+                            vkimg_image_free(&out);
+                        }
+                    }
+                    vkimg_image_free(&im);
+                    vkimg_image_free(&ref);
+                    vkimg_image_free(&src);
+                    tjFree(jpg);
+                }
+    printf("decode: %d of %d files coded, max difference from TurboJPEG %d\n", coded, cases, worst_decode);
+    vkimg_pipeline_free(p);
+}
+
+/* PSNR of a decoded file against the source's colour channels (gray: the source
+ * is gray) */
+static double psnr(const vkimg_image *src, const vkimg_image *dec)
+{
+    double se = 0;
+    size_t cnt = 0;
+    const unsigned char *s = src->data, *d = dec->data;
+    const int cc = dec->c;
+    for (size_t i = 0; i < (size_t)src->w * src->h; i++)
+        for (int k = 0; k < cc; k++) {
+            double x = (double)s[i * src->c + k] - (double)d[i * cc + k];
+            se += x * x;
+            cnt++;
+        }
+    return se == 0 ? 999 : 10 * log10(255.0 * 255.0 / (se / (double)cnt));
+}
+
+static unsigned char *read_file(const char *path, unsigned long *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)len + 1);
+    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *n = (unsigned long)len;
+    return b;
+}
+
+static void test_encode(vkimg_ctx *ctx)
+{
+    static const int sz[][2] = { { 1, 1 }, { 1, 11 }, { 11, 1 }, { 9, 7 }, { 17, 16 }, { 33, 31 }, { 131, 67 } };
+    static const int quals[] = { 30, 75, 89, 90, 100 };
+    vkimg_err e;
+    vkimg_pipeline *p = vkimg_pipeline_parse("copy", &e);
+    int same = 0, cases = 0;
+    char path[128];
+    snprintf(path, sizeof path, "%s/o.jpg", tmpdir);
+    for (size_t si = 0; si < sizeof sz / sizeof sz[0]; si++)
+        for (int c = 1; c <= 4; c++)
+            for (size_t qi = 0; qi < sizeof quals / sizeof quals[0]; qi++)
+                for (int kind = 0; kind < 3; kind++) {
+                    const int w = sz[si][0], h = sz[si][1], q = quals[qi];
+                    snprintf(cur_case, sizeof cur_case, "encode %dx%dx%d q%d kind %d", w, h, c, q, kind);
+                    vkimg_image src, out, tjsrc, a, b;
+                    image(&src, w, h, c, kind, 991 + si * 7 + (size_t)c * 3 + qi + (size_t)kind * 11);
+                    int rc = vkimg_run(ctx, p, &src, &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = q },
+                                       &out, &e);
+                    CHECK(rc == 0 && out.coded, "%s: run: %s", cur_case, rc ? e.msg : "not coded");
+                    if (rc)
+                        continue;
+                    rc = vkimg_save(path, &out, &(vkimg_save_opts){ .quality = q, .png_level = -1 }, &e);
+                    CHECK(rc == 0, "%s: save: %s", cur_case, e.msg);
+                    unsigned long n_dev = 0, n_tj = 0;
+                    unsigned char *dev = read_file(path, &n_dev);
+                    /* TurboJPEG's file of the same pixels, as vkimg's CPU encoder makes it */
+                    const int gray = c <= 2;
+                    image(&tjsrc, w, h, gray ? 1 : 3, kind, 1); /* the colour channels of src, below */
+                    for (size_t i = 0; i < (size_t)w * h; i++)
+                        for (int k = 0; k < tjsrc.c; k++)
+                            ((unsigned char *)tjsrc.data)[i * tjsrc.c + k] = ((unsigned char *)src.data)[i * c + k];
+                    unsigned char *tj = tj_encode(&tjsrc, gray ? TJSAMP_GRAY : q < 90 ? TJSAMP_420 : TJSAMP_444, q, 0,
+                                                  &n_tj);
+                    CHECK(dev != NULL, "%s: no file", cur_case);
+                    if (dev) {
+                        tj_decode(dev, n_dev, &a);
+                        tj_decode(tj, n_tj, &b);
+                        const double pa = psnr(&tjsrc, &a), pb = psnr(&tjsrc, &b);
+                        CHECK(n_dev <= n_tj, "%s: %lu bytes, TurboJPEG %lu", cur_case, n_dev, n_tj);
+                        CHECK(pa >= pb - 1e-9, "%s: PSNR %.4f dB, TurboJPEG %.4f", cur_case, pa, pb);
+                        same += n_dev == n_tj && !memcmp(dev, tj, n_dev);
+                        cases++;
+                        vkimg_image_free(&a);
+                        vkimg_image_free(&b);
+                    }
+                    free(dev);
+                    tjFree(tj);
+                    vkimg_image_free(&tjsrc);
+                    vkimg_image_free(&out);
+                    vkimg_image_free(&src);
+                }
+    printf("encode: %d of %d files byte-identical to TurboJPEG's\n", same, cases);
+    CHECK(same == cases, "%d of %d files differ from TurboJPEG's", cases - same, cases);
+    vkimg_pipeline_free(p);
+}
+
+static void test_pipeline(vkimg_ctx *ctx)
+{
+    vkimg_err e;
+    vkimg_pipeline *p = vkimg_pipeline_parse("blur=2,gray", &e);
+    char path[128];
+    snprintf(path, sizeof path, "%s/p.jpg", tmpdir);
+    static const int sz[][2] = { { 64, 40 }, { 97, 53 } };
+    for (size_t si = 0; si < 2; si++)
+        for (int ss = 0; ss < 3; ss++) {
+            const int w = sz[si][0], h = sz[si][1];
+            snprintf(cur_case, sizeof cur_case, "pipeline %dx%d %s", w, h, samp_name[ss]);
+            vkimg_image src, ref, im, out, want;
+            image(&src, w, h, 3, 1, 5 + si + (size_t)ss);
+            unsigned long n;
+            unsigned char *jpg = tj_encode(&src, samps[ss], 85, 0, &n);
+            tj_decode(jpg, n, &ref);
+            CHECK(vkimg_load_memory(jpg, n, "p.jpg", &(vkimg_load_opts){ .jpeg_coded = true }, &im, &e) == 0 &&
+                      im.coded,
+                  "%s: load", cur_case);
+            int rc = vkimg_run(ctx, p, &im, &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = 85 }, &out, &e);
+            CHECK(rc == 0 && out.coded, "%s: run: %s", cur_case, e.msg);
+            rc = vkimg_run(ctx, p, &ref, &(vkimg_run_opts){ .out_fmt = VKIMG_U8 }, &want, &e);
+            CHECK(rc == 0, "%s: run: %s", cur_case, e.msg);
+            CHECK(vkimg_save(path, &out, NULL, &e) == 0, "%s: save: %s", cur_case, e.msg);
+            unsigned long nd = 0, nt = 0;
+            unsigned char *dev = read_file(path, &nd), *tj = tj_encode(&want, TJSAMP_GRAY, 85, 0, &nt);
+            CHECK(dev && nd == nt && !memcmp(dev, tj, nd), "%s: the file differs from TurboJPEG's (%lu, %lu bytes)",
+                  cur_case, nd, nt);
+            free(dev);
+            tjFree(tj);
+            tjFree(jpg);
+            vkimg_image_free(&src);
+            vkimg_image_free(&ref);
+            vkimg_image_free(&im);
+            vkimg_image_free(&out);
+            vkimg_image_free(&want);
+        }
+    vkimg_pipeline_free(p);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/vkimg-test-jpegdev-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return 1;
+    static const gh_suite suites[] = { { "decode", test_decode }, { "encode", test_encode },
+                                       { "pipeline", test_pipeline } };
+    int rc = gh_main("test_jpeg_device", suites, sizeof suites / sizeof suites[0]);
+    char path[128];
+    snprintf(path, sizeof path, "%s/o.jpg", tmpdir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/p.jpg", tmpdir);
+    unlink(path);
+    rmdir(tmpdir);
+    return rc;
+}
