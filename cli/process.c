@@ -17,7 +17,7 @@
 
 enum {
     O_INPUT, O_OUTPUT, O_FILTER, O_FILTER_FILE, O_QUALITY, O_PNG_LEVEL, O_MAX_PIXELS, O_RECURSIVE, O_THREADS,
-    O_MAX_INFLIGHT, O_GPU_INFLIGHT, O_SKIP_EXISTING, O_FAIL_FAST, O_PROGRESS, O_NO_PROGRESS, O_SHARD, O_NO_AUTO_ORIENT,
+    O_MAX_INFLIGHT, O_GPU_INFLIGHT, O_SKIP_EXISTING, O_FAIL_FAST, O_PROGRESS, O_NO_PROGRESS, O_SHARD, O_NO_AUTO_ORIENT, O_JPEG_STAGES,
     O_STRIP, O_TRACE, O_FILE_TIMEOUT,
 };
 
@@ -60,6 +60,11 @@ static const cli_opt process_opts[] = {
       "tag says 1)", .id = O_NO_AUTO_ORIENT },
     { "--strip", NULL, CLI_FLAG, NULL, "write no ICC profile or EXIF (by default PNG and JPEG outputs keep the input's)",
       .id = O_STRIP },
+    { "--jpeg-stages", NULL, CLI_STR, "WHERE",
+      "where JPEG's transform stages run (IDCT, upsampling and colour conversion in; colour conversion, "
+      "subsampling, DCT and quantization out): device (libjpeg-turbo only entropy-codes), host (libjpeg-turbo "
+      "does all), or auto: the device when it is a GPU (default); the same pixels and files either way",
+      .id = O_JPEG_STAGES },
     { "--trace", NULL, CLI_STR, "FILE",
       "write a timeline of the run (decode, waits, uploads, kernels, readbacks, encode per thread and device slot) "
       "as Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev, scripts/trace-png)",
@@ -76,6 +81,7 @@ typedef struct args {
     double file_timeout;
     bool recursive, skip_existing, fail_fast, no_auto_orient, strip;
     int progress; /* -1 auto */
+    int jpeg_stages;
     unsigned shard_k, shard_n;
 } args;
 
@@ -102,6 +108,16 @@ static int on_arg(void *user, int id, const cli_value *v)
     case O_NO_AUTO_ORIENT: a->no_auto_orient = true; break;
     case O_STRIP: a->strip = true; break;
     case O_TRACE: a->trace = v->str; break;
+    case O_JPEG_STAGES:
+        if (!strcmp(v->str, "auto"))
+            a->jpeg_stages = JPEG_STAGES_AUTO;
+        else if (!strcmp(v->str, "device"))
+            a->jpeg_stages = JPEG_STAGES_DEVICE;
+        else if (!strcmp(v->str, "host"))
+            a->jpeg_stages = JPEG_STAGES_HOST;
+        else
+            return cli_error(CLI_EXIT_USAGE, "--jpeg-stages '%s': expected auto, device or host", v->str);
+        break;
     case O_FILE_TIMEOUT: a->file_timeout = v->d; break;
     case O_SHARD: {
         char tail;
@@ -292,6 +308,7 @@ static int run(int argc, char **argv)
         .common = common,
         .skip_existing = a.skip_existing,
         .auto_orient = !a.no_auto_orient,
+        .jpeg_stages = a.jpeg_stages,
         .keep_meta = !a.strip,
         .fail_fast = a.fail_fast,
         .progress = a.progress < 0 ? isatty(2) && njobs > 1 && cli_verbose >= 0 : a.progress,

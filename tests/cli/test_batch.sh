@@ -203,5 +203,20 @@ if shrunk:
   check "shrink-on-load: within 0.05 of the exact thumbnail everywhere" '[ $? -eq 0 ]'
 fi
 
+# --jpeg-stages: JPEG's transform stages on the device give the same files as
+# libjpeg-turbo doing them all (JPEG in and out, PNG out; a pipeline between)
+if [ -f "$src/images/portrait.jpg" ]; then
+  mkdir -p "$t/js"
+  for f in copy "blur=2,gray"; do
+    for ext in jpg png; do
+      "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/host.$ext" -f "$f" --jpeg-stages host
+      "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/dev.$ext" -f "$f" --jpeg-stages device
+      check "--jpeg-stages device = host ($f -> $ext)" 'cmp -s "$t/js/host.$ext" "$t/js/dev.$ext"'
+    done
+  done
+  "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/x.jpg" --jpeg-stages gpu 2>"$t/js/err"
+  check "--jpeg-stages gpu: exit 2" '[ $? -eq 2 ] && grep -q "expected auto, device or host" "$t/js/err"'
+fi
+
 echo "test_batch: $pass passed, $fail failed"
 [ $fail -eq 0 ]
