@@ -252,19 +252,83 @@ static uint32_t coded_factor(int max, int f)
     return f > 0 && max % f == 0 && (max / f == 1 || max / f == 2) ? (uint32_t)(max / f) : 0;
 }
 
+/* Coefficients straight in the caller's memory: libjpeg keeps a JPEG's
+ * coefficients in "virtual block arrays" it allocates itself (jmemmgr.c), a
+ * block row at a time through row pointers. barray_adopt points a realized
+ * array's rows at `base` (rows of bw blocks), so that its entropy decoder
+ * writes, or its entropy coder reads, the caller's memory with no copy. The
+ * array's control struct is private to jmemmgr.c; its first member has been the
+ * row-pointer table since IJG libjpeg 6b, and that is checked first (the table
+ * access_virt_barray returns for row 0 must be it): where the check fails,
+ * nothing is changed and the caller copies instead. Row 0 is made defined by
+ * the check (zeroed in libjpeg's memory, where the array is pre-zeroed: the
+ * caller zeroes its own row 0); libjpeg zeroes the later rows, now the
+ * caller's, as it reaches them. */
+static bool barray_adopt(j_common_ptr c, jvirt_barray_ptr a, JDIMENSION rows, JDIMENSION bw, JBLOCK *base)
+{
+    JBLOCKARRAY table = *(JBLOCKARRAY *)a; /* jvirt_barray_control.mem_buffer */
+    JBLOCKARRAY r0 = c->mem->access_virt_barray(c, a, 0, 1, TRUE);
+    if (!table || r0 != table)
+        return false;
+    for (JDIMENSION r = 0; r < rows; r++)
+        table[r] = base + (size_t)r * bw;
+    return true;
+}
+
+/* jpeg_read_coefficients with the arrays in the caller's memory: hooks on the
+ * decompressor's memory manager see the arrays requested (one a component, in
+ * order) and adopt them once realized, before any scan is decoded */
+typedef struct coded_hooks {
+    jvirt_barray_ptr (*request)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
+    void (*realize)(j_common_ptr);
+    jvirt_barray_ptr arrays[VKI_JPEG_MAX_COMP];
+    int narrays;
+    struct vkimg_coded *cd;
+    vkimg_image im; /* the caller's memory for the coefficients */
+    bool adopted;
+} coded_hooks;
+
+static jvirt_barray_ptr hook_request(j_common_ptr c, int pool, boolean pre_zero, JDIMENSION bw, JDIMENSION rows,
+                                     JDIMENSION maxaccess)
+{
+    coded_hooks *hk = c->client_data;
+    jvirt_barray_ptr a = hk->request(c, pool, pre_zero, bw, rows, maxaccess);
+    if (hk->narrays < VKI_JPEG_MAX_COMP)
+        hk->arrays[hk->narrays] = a;
+    hk->narrays++;
+    return a;
+}
+
+static void hook_realize(j_common_ptr c)
+{
+    coded_hooks *hk = c->client_data;
+    hk->realize(c);
+    const struct vkimg_coded *cd = hk->cd;
+    if (hk->narrays != cd->ncomp)
+        return;
+    JBLOCK *base = hk->im.data;
+    for (int k = 0; k < cd->ncomp; k++)
+        if (!barray_adopt(c, hk->arrays[k], cd->comp[k].bh, cd->comp[k].bw, base + cd->comp[k].off / DCTSIZE2))
+            return; /* (then the first, if any, is adopted; the copy below covers every component) */
+    for (int k = 0; k < cd->ncomp; k++) /* row 0: defined by the check, in libjpeg's memory */
+        memset(base + cd->comp[k].off / DCTSIZE2, 0, cd->comp[k].bw * sizeof(JBLOCK));
+    hk->adopted = true;
+}
+
 /* The coded decode (vkimg_load_opts.jpeg_coded): libjpeg-turbo's entropy
- * decoding only (jpeg_read_coefficients), the coefficients copied into the
- * caller's memory with their layout (core/coded.h). Returns -1 without touching
- * *out for a file the device stages do not handle (another colour space or
- * precision, 4:4:0 or 4:1:1 sampling, more than 3 components). */
+ * decoding only (jpeg_read_coefficients), into the caller's memory, with the
+ * layout (core/coded.h): each component's blocks as libjpeg keeps them, rows
+ * rounded up to whole MCUs. Returns -1 without touching *out for a file the
+ * device stages do not handle (another colour space or precision, 4:4:0 or
+ * 4:1:1 sampling, more than 3 components). */
 static int coded_decode(const unsigned char *b, size_t len, const char *name, const vkimg_load_opts *o,
                         vkimg_image *out, vkimg_err *e)
 {
     struct jpeg_decompress_struct d;
     struct jpeg_progress_mgr prog = { .progress_monitor = lj_limit_scans };
     lj_err de;
-    vkimg_image im = { 0 };
-    struct vkimg_coded *cd = NULL;
+    coded_hooks hk;
+    memset(&hk, 0, sizeof hk);
     memset(&d, 0, sizeof d);
     d.err = jpeg_std_error(&de.mgr);
     de.mgr.error_exit = lj_error_exit;
@@ -272,8 +336,8 @@ static int coded_decode(const unsigned char *b, size_t len, const char *name, co
     de.msg[0] = 0;
     if (setjmp(de.jump)) {
         jpeg_destroy_decompress(&d);
-        vkimg_image_free(&im);
-        free(cd);
+        vkimg_image_free(&hk.im);
+        free(hk.cd);
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: libjpeg: %s", name, de.msg[0] ? de.msg : "error");
     }
     jpeg_create_decompress(&d);
@@ -294,59 +358,65 @@ static int coded_decode(const unsigned char *b, size_t len, const char *name, co
         jpeg_destroy_decompress(&d);
         return -1;
     }
-    jvirt_barray_ptr *arrays = jpeg_read_coefficients(&d);
-    if (!(cd = calloc(1, sizeof *cd))) {
+    /* the layout: libjpeg's arrays (jdcoefct.c: blocks rounded up to the sampling factors) */
+    if (!(hk.cd = calloc(1, sizeof *hk.cd))) {
         jpeg_destroy_decompress(&d);
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", name);
     }
+    struct vkimg_coded *cd = hk.cd;
     cd->ncomp = nc;
     size_t blocks = 0;
     for (int k = 0; k < nc; k++) {
         const jpeg_component_info *ci = &d.comp_info[k];
         vki_jpeg_comp *c = &cd->comp[k];
-        c->bw = ci->width_in_blocks;
-        c->bh = ci->height_in_blocks;
+        c->bw = (ci->width_in_blocks + (JDIMENSION)ci->h_samp_factor - 1) / (JDIMENSION)ci->h_samp_factor * (JDIMENSION)ci->h_samp_factor;
+        c->bh = (ci->height_in_blocks + (JDIMENSION)ci->v_samp_factor - 1) / (JDIMENSION)ci->v_samp_factor * (JDIMENSION)ci->v_samp_factor;
         c->cw = ci->downsampled_width;
         c->ch = ci->downsampled_height;
         c->hs = coded_factor(d.max_h_samp_factor, ci->h_samp_factor);
         c->vs = coded_factor(d.max_v_samp_factor, ci->v_samp_factor);
         c->off = blocks * DCTSIZE2;
-        if (!ci->quant_table) /* a component no scan carried: libjpeg has refused it already */
-            longjmp(de.jump, 1);
-        for (int i = 0; i < DCTSIZE2; i++)
-            c->quant[i] = ci->quant_table->quantval[i];
         blocks += (size_t)c->bw * c->bh;
     }
     cd->ncoef = blocks * DCTSIZE2;
     /* the caller's memory, asked for as 64 16-bit samples a block */
-    if (blocks > UINT32_MAX) {
-        jpeg_destroy_decompress(&d);
-        free(cd);
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: too many blocks (%zu)", name, blocks);
-    }
-    int rc = vki_decoded_alloc_opts(o, &im, DCTSIZE2, (uint32_t)blocks, 1, VKIMG_U16, name, e);
+    int rc = blocks > UINT32_MAX ? vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: too many blocks (%zu)", name, blocks)
+                                 : vki_decoded_alloc_opts(o, &hk.im, DCTSIZE2, (uint32_t)blocks, 1, VKIMG_U16, name, e);
     if (rc) {
         jpeg_destroy_decompress(&d);
-        free(cd);
+        free(hk.cd);
         return rc;
     }
-    int16_t *dst = im.data;
+    d.client_data = &hk;
+    hk.request = d.mem->request_virt_barray;
+    hk.realize = d.mem->realize_virt_arrays;
+    d.mem->request_virt_barray = hook_request;
+    d.mem->realize_virt_arrays = hook_realize;
+    jvirt_barray_ptr *arrays = jpeg_read_coefficients(&d);
     _Static_assert(sizeof(JCOEF) == sizeof(int16_t), "JCOEF is not 16-bit");
     for (int k = 0; k < nc; k++) {
-        const vki_jpeg_comp *c = &cd->comp[k];
+        const jpeg_component_info *ci = &d.comp_info[k];
+        vki_jpeg_comp *c = &cd->comp[k];
+        if (!ci->quant_table) /* a component no scan carried: libjpeg has refused it already */
+            longjmp(de.jump, 1);
+        for (int i = 0; i < DCTSIZE2; i++)
+            c->quant[i] = ci->quant_table->quantval[i];
+        if (hk.adopted)
+            continue;
+        int16_t *dst = hk.im.data; /* not adopted: copied */
         for (uint32_t r = 0; r < c->bh; r++) {
             JBLOCKARRAY row = d.mem->access_virt_barray((j_common_ptr)&d, arrays[k], r, 1, FALSE);
             memcpy(dst + c->off + (size_t)r * c->bw * DCTSIZE2, row[0], (size_t)c->bw * sizeof(JBLOCK));
         }
     }
     jpeg_finish_decompress(&d);
-    im.w = (int)d.image_width;
-    im.h = (int)d.image_height;
-    im.c = nc == 1 ? 1 : 3;
-    im.fmt = VKIMG_U8;
-    im.coded = cd;
+    hk.im.w = (int)d.image_width;
+    hk.im.h = (int)d.image_height;
+    hk.im.c = nc == 1 ? 1 : 3;
+    hk.im.fmt = VKIMG_U8;
+    hk.im.coded = cd;
     jpeg_destroy_decompress(&d);
-    *out = im;
+    *out = hk.im;
     return 0;
 }
 
@@ -563,12 +633,16 @@ int vki_jpeg_encode_coded(const vkimg_image *im, unsigned char **out, size_t *ou
         arrays[k] = cj.mem->request_virt_barray((j_common_ptr)&cj, JPOOL_IMAGE, FALSE, cd->comp[k].bw, cd->comp[k].bh,
                                                 (JDIMENSION)cj.comp_info[k].v_samp_factor);
     cj.mem->realize_virt_arrays((j_common_ptr)&cj); /* jpeg_write_coefficients leaves realized arrays be */
-    const int16_t *src = im->data;
+    /* the rows point at the coefficients (else they are copied); every row written, for the coder to read */
+    JBLOCK *src = im->data;
     for (int k = 0; k < cd->ncomp; k++) {
         const vki_jpeg_comp *c = &cd->comp[k];
-        for (uint32_t r = 0; r < c->bh; r++) {
+        JBLOCK *base = src + c->off / DCTSIZE2;
+        const bool adopted = barray_adopt((j_common_ptr)&cj, arrays[k], c->bh, c->bw, base);
+        for (uint32_t r = adopted ? 1 : 0; r < c->bh; r++) {
             JBLOCKARRAY row = cj.mem->access_virt_barray((j_common_ptr)&cj, arrays[k], r, 1, TRUE);
-            memcpy(row[0], src + c->off + (size_t)r * c->bw * DCTSIZE2, (size_t)c->bw * sizeof(JBLOCK));
+            if (row[0] != base + (size_t)r * c->bw)
+                memcpy(row[0], base + (size_t)r * c->bw, (size_t)c->bw * sizeof(JBLOCK));
         }
     }
     jpeg_write_coefficients(&cj, arrays);
