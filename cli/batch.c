@@ -169,11 +169,10 @@ static bool zero_copy(void)
     return !v || strcmp(v, "0");
 }
 
-/* --jpeg-stages on device d (NULL: none open yet) */
-static bool jpeg_on_device(const batch *b, const batch_dev *d)
+/* --jpeg-stages device */
+static bool jpeg_on_device(const batch *b)
 {
-    return b->cfg->jpeg_stages == JPEG_STAGES_DEVICE ||
-           (b->cfg->jpeg_stages == JPEG_STAGES_AUTO && d && !vkimg_ctx_is_cpu(d->ctx));
+    return b->cfg->jpeg_stages == JPEG_STAGES_DEVICE;
 }
 
 static void run_job(batch *b, job *j, int worker)
@@ -198,7 +197,7 @@ static void run_job(batch *b, job *j, int worker)
     if (zero_copy())
         lo.alloc = job_alloc;
     lo.user = &sr;
-    lo.jpeg_coded = jpeg_on_device(b, gpu_pick(b));
+    lo.jpeg_coded = jpeg_on_device(b);
     const int tid = worker + 1;
     int rc = vkimg_load_meta(j->in, &lo, &src, &meta, &e);
     cli_trace_span(b->trace, tid, "decode", "decode", t, cli_now_ms(), j->in);
@@ -240,7 +239,7 @@ static void run_job(batch *b, job *j, int worker)
         d = gpu_acquire(b, &slot);
     double t_slot = cli_now_ms();
     j->device = d->index;
-    if (vkimg_file_kind_of(j->out) == VKIMG_FILE_JPEG && jpeg_on_device(b, d))
+    if (vkimg_file_kind_of(j->out) == VKIMG_FILE_JPEG && jpeg_on_device(b))
         ro.jpeg_quality = so.quality ? so.quality : VKIMG_QUALITY_DEFAULT;
     rc = vkimg_run_n(d->ctx, b->cfg->p, &src, &ro, dst, n, &e);
     gpu_release(b, d, slot);

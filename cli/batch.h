@@ -32,14 +32,17 @@ typedef struct batch_cfg {
     int gpu_inflight; /* images on a device at once */
     const char *trace; /* --trace FILE: a timeline of the batch (trace.h); NULL: none */
     double file_timeout_s; /* --file-timeout: the run stops when a file takes longer; 0: no limit */
-    int jpeg_stages;  /* --jpeg-stages: JPEG_STAGES_AUTO, _DEVICE or _HOST */
+    int jpeg_stages;  /* --jpeg-stages: JPEG_STAGES_HOST or _DEVICE */
 } batch_cfg;
 
 /* Where JPEG's transform stages run (IDCT, upsampling and colour conversion of a
  * JPEG input; colour conversion, subsampling, DCT and quantization of a JPEG
- * output): on the device (libjpeg-turbo does the entropy coding only), on the
- * host (libjpeg-turbo does all), or auto: on the device when it is a GPU. */
-enum { JPEG_STAGES_AUTO = 0, JPEG_STAGES_DEVICE, JPEG_STAGES_HOST };
+ * output): on the host (libjpeg-turbo does all; the default), or on the device
+ * (libjpeg-turbo does the entropy coding only). The same pixels and files either
+ * way; on the H100 machine the device's stages take less of each worker's time
+ * but hold a device slot longer (docs/performance.md), so the host stays the
+ * default until that is the faster batch. */
+enum { JPEG_STAGES_HOST = 0, JPEG_STAGES_DEVICE };
 
 /* Runs the jobs; fills their results, prints per-file errors, JSON lines and
  * the summary (or the --timing of a single image). Returns the exit code. */

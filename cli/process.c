@@ -62,8 +62,8 @@ static const cli_opt process_opts[] = {
       .id = O_STRIP },
     { "--jpeg-stages", NULL, CLI_STR, "WHERE",
       "where JPEG's transform stages run (IDCT, upsampling and colour conversion in; colour conversion, "
-      "subsampling, DCT and quantization out): device (libjpeg-turbo only entropy-codes), host (libjpeg-turbo "
-      "does all), or auto: the device when it is a GPU (default); the same pixels and files either way",
+      "subsampling, DCT and quantization out): host (libjpeg-turbo does all; default) or device (libjpeg-turbo "
+      "only entropy-codes); the same pixels and files either way",
       .id = O_JPEG_STAGES },
     { "--trace", NULL, CLI_STR, "FILE",
       "write a timeline of the run (decode, waits, uploads, kernels, readbacks, encode per thread and device slot) "
@@ -109,14 +109,12 @@ static int on_arg(void *user, int id, const cli_value *v)
     case O_STRIP: a->strip = true; break;
     case O_TRACE: a->trace = v->str; break;
     case O_JPEG_STAGES:
-        if (!strcmp(v->str, "auto"))
-            a->jpeg_stages = JPEG_STAGES_AUTO;
-        else if (!strcmp(v->str, "device"))
+        if (!strcmp(v->str, "device"))
             a->jpeg_stages = JPEG_STAGES_DEVICE;
         else if (!strcmp(v->str, "host"))
             a->jpeg_stages = JPEG_STAGES_HOST;
         else
-            return cli_error(CLI_EXIT_USAGE, "--jpeg-stages '%s': expected auto, device or host", v->str);
+            return cli_error(CLI_EXIT_USAGE, "--jpeg-stages '%s': expected host or device", v->str);
         break;
     case O_FILE_TIMEOUT: a->file_timeout = v->d; break;
     case O_SHARD: {

@@ -307,10 +307,6 @@ VKIMG_API void vkimg_ctx_trim(vkimg_ctx *ctx);
 VKIMG_API const char *vkimg_ctx_device_desc(const vkimg_ctx *ctx);
 /* Index of the ctx's device in the list of vkimg_list_devices. */
 VKIMG_API int vkimg_ctx_device_index(const vkimg_ctx *ctx);
-/* Whether the ctx's device is a CPU implementation of Vulkan (lavapipe): there,
- * JPEG's transform stages are faster in libjpeg-turbo's own SIMD code than as
- * kernels (vkimg_load_opts.jpeg_coded, vkimg_run_opts.jpeg_quality). */
-VKIMG_API bool vkimg_ctx_is_cpu(const vkimg_ctx *ctx);
 
 /* Writes a human-readable list of devices to buf. Needs no ctx. */
 VKIMG_API int vkimg_list_devices(char *buf, size_t n, vkimg_err *e);
