@@ -11,6 +11,7 @@
 // column (pass 2), and stores a quarter of the block's coefficients.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "jpeg.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 src;    // the image: w x h, c channels of 8 bits, packed
@@ -27,15 +28,8 @@ shared int ws[8][64];
 
 layout(constant_id = 8) const int ACCURATE = 0; // 1: jpeg_fdct_islow (TurboJPEG from quality 96), 0: jpeg_fdct_ifast
 
-const int FIX_0_382683433 = 98, FIX_0_541196100 = 139, FIX_0_707106781 = 181, FIX_1_306562965 = 334;
-const int IFIX_0_298631336 = 2446, IFIX_0_390180644 = 3196, IFIX_0_541196100 = 4433, IFIX_0_765366865 = 6270,
-          IFIX_0_899976223 = 7373, IFIX_1_175875602 = 9633, IFIX_1_501321110 = 12299, IFIX_1_847759065 = 15137,
-          IFIX_1_961570560 = 16069, IFIX_2_053119869 = 16819, IFIX_2_562915447 = 20995, IFIX_3_072711026 = 25172;
-
-int descale(int x, int n)
-{
-    return (x + (1 << (n - 1))) >> n;
-}
+// jfdctfst.c's constants (CONST_BITS 8)
+const int AAN_0_382683433 = 98, AAN_0_541196100 = 139, AAN_0_707106781 = 181, AAN_1_306562965 = 334;
 
 // jfdctfst.c's MULTIPLY: CONST_BITS 8, truncated
 int mul8(int x, int c)
@@ -80,16 +74,16 @@ void fdct8(int d0, int d1, int d2, int d3, int d4, int d5, int d6, int d7, out i
     int tmp10 = tmp0 + tmp3, tmp13 = tmp0 - tmp3, tmp11 = tmp1 + tmp2, tmp12 = tmp1 - tmp2;
     o[0] = tmp10 + tmp11;
     o[4] = tmp10 - tmp11;
-    int z1 = mul8(tmp12 + tmp13, FIX_0_707106781);
+    int z1 = mul8(tmp12 + tmp13, AAN_0_707106781);
     o[2] = tmp13 + z1;
     o[6] = tmp13 - z1;
     tmp10 = tmp4 + tmp5;
     tmp11 = tmp5 + tmp6;
     tmp12 = tmp6 + tmp7;
-    int z5 = mul8(tmp10 - tmp12, FIX_0_382683433);
-    int z2 = mul8(tmp10, FIX_0_541196100) + z5;
-    int z4 = mul8(tmp12, FIX_1_306562965) + z5;
-    int z3 = mul8(tmp11, FIX_0_707106781);
+    int z5 = mul8(tmp10 - tmp12, AAN_0_382683433);
+    int z2 = mul8(tmp10, AAN_0_541196100) + z5;
+    int z4 = mul8(tmp12, AAN_1_306562965) + z5;
+    int z3 = mul8(tmp11, AAN_0_707106781);
     int z11 = tmp7 + z3, z13 = tmp7 - z3;
     o[5] = z13 + z2;
     o[3] = z13 - z2;
@@ -107,20 +101,20 @@ void fdct8_islow(bool pass1, int d0, int d1, int d2, int d3, int d4, int d5, int
     const int n = pass1 ? 13 - 2 : 13 + 2;
     o[0] = pass1 ? (tmp10 + tmp11) << 2 : descale(tmp10 + tmp11, 2);
     o[4] = pass1 ? (tmp10 - tmp11) << 2 : descale(tmp10 - tmp11, 2);
-    int z1 = (tmp12 + tmp13) * IFIX_0_541196100;
-    o[2] = descale(z1 + tmp13 * IFIX_0_765366865, n);
-    o[6] = descale(z1 + tmp12 * -IFIX_1_847759065, n);
+    int z1 = (tmp12 + tmp13) * FIX_0_541196100;
+    o[2] = descale(z1 + tmp13 * FIX_0_765366865, n);
+    o[6] = descale(z1 + tmp12 * -FIX_1_847759065, n);
     z1 = tmp4 + tmp7;
     int z2 = tmp5 + tmp6, z3 = tmp4 + tmp6, z4 = tmp5 + tmp7;
-    int z5 = (z3 + z4) * IFIX_1_175875602;
-    tmp4 *= IFIX_0_298631336;
-    tmp5 *= IFIX_2_053119869;
-    tmp6 *= IFIX_3_072711026;
-    tmp7 *= IFIX_1_501321110;
-    z1 *= -IFIX_0_899976223;
-    z2 *= -IFIX_2_562915447;
-    z3 = z3 * -IFIX_1_961570560 + z5;
-    z4 = z4 * -IFIX_0_390180644 + z5;
+    int z5 = (z3 + z4) * FIX_1_175875602;
+    tmp4 *= FIX_0_298631336;
+    tmp5 *= FIX_2_053119869;
+    tmp6 *= FIX_3_072711026;
+    tmp7 *= FIX_1_501321110;
+    z1 *= -FIX_0_899976223;
+    z2 *= -FIX_2_562915447;
+    z3 = z3 * -FIX_1_961570560 + z5;
+    z4 = z4 * -FIX_0_390180644 + z5;
     o[7] = descale(tmp4 + z1 + z3, n);
     o[5] = descale(tmp5 + z2 + z4, n);
     o[3] = descale(tmp6 + z2 + z3, n);

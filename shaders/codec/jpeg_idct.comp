@@ -8,6 +8,7 @@
 // words. Samples: a plane of bw*8 x bh*8 bytes, block (bx, by) at (8bx, 8by).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "jpeg.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 coefs; // the component's first block (int16, 64 a block, natural order)
@@ -19,15 +20,6 @@ layout(push_constant) uniform Push {
 
 shared int cf[8][64]; // dequantized coefficients, then pass 1's output
 shared int ws[8][64];
-
-const int FIX_0_298631336 = 2446, FIX_0_390180644 = 3196, FIX_0_541196100 = 4433, FIX_0_765366865 = 6270,
-          FIX_0_899976223 = 7373, FIX_1_175875602 = 9633, FIX_1_501321110 = 12299, FIX_1_847759065 = 15137,
-          FIX_1_961570560 = 16069, FIX_2_053119869 = 16819, FIX_2_562915447 = 20995, FIX_3_072711026 = 25172;
-
-int descale(int x, int n)
-{
-    return (x + (1 << (n - 1))) >> n;
-}
 
 // libjpeg's post-IDCT range limit: the table indexed by (x & 1023), which is
 // x + 128 clamped to 0..255 for |x| < 512 and wraps beyond

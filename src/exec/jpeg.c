@@ -19,6 +19,22 @@ size_t vki_jpeg_pixels_bytes(int w, int h, int c)
     return ((size_t)w * (size_t)h + 3) / 4 * 4 * (size_t)c + 12;
 }
 
+/* A kernel's spec: a 1D workgroup of lx invocations */
+static vki_spec spec_1d(uint32_t lx)
+{
+    vki_spec spec = { 0 };
+    vki_spec_set(&spec, VKI_SPEC_LX, lx);
+    vki_spec_set(&spec, VKI_SPEC_LY, 1);
+    vki_spec_set(&spec, VKI_SPEC_LZ, 1);
+    return spec;
+}
+
+/* Component k's table is component k-1's (Cb and Cr share one): its buffer serves both */
+static bool same_table(const struct vkimg_coded *cd, int k)
+{
+    return k > 0 && !memcmp(cd->comp[k].quant, cd->comp[k - 1].quant, sizeof cd->comp[k].quant);
+}
+
 static int quant_table(vki_rec *r, const uint16_t q[64], VkDeviceAddress *addr)
 {
     uint32_t t[64];
@@ -30,17 +46,13 @@ static int quant_table(vki_rec *r, const uint16_t q[64], VkDeviceAddress *addr)
 int vki_jpeg_rec_decode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress coefs, int w, int h,
                         VkDeviceAddress dst)
 {
-    VkDeviceAddress plane[VKI_JPEG_MAX_COMP] = { 0 };
-    vki_spec spec = { 0 };
-    vki_spec_set(&spec, VKI_SPEC_LX, 64);
-    vki_spec_set(&spec, VKI_SPEC_LY, 1);
-    vki_spec_set(&spec, VKI_SPEC_LZ, 1);
+    VkDeviceAddress plane[VKI_JPEG_MAX_COMP] = { 0 }, q = 0;
+    const vki_spec spec = spec_1d(8 * BLOCKS_PER_GROUP);
     for (int k = 0; k < cd->ncomp; k++) {
         const vki_jpeg_comp *c = &cd->comp[k];
         const uint64_t nblocks = (uint64_t)c->bw * c->bh;
-        VkDeviceAddress q;
         int rc = vki_rec_scratch(r, nblocks * 64, "JPEG component samples", &plane[k]);
-        if (rc || (rc = quant_table(r, c->quant, &q)))
+        if (rc || (!same_table(cd, k) && (rc = quant_table(r, c->quant, &q))))
             return rc;
         struct {
             vki_addr coefs, plane, quant;
@@ -69,10 +81,7 @@ int vki_jpeg_rec_decode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddres
     pc.w = (uint32_t)w;
     pc.npx = (uint32_t)((uint64_t)w * (uint64_t)h);
     const uint32_t wg = vki_wg_1d(r->gpu);
-    vki_spec cs = { 0 };
-    vki_spec_set(&cs, VKI_SPEC_LX, wg);
-    vki_spec_set(&cs, VKI_SPEC_LY, 1);
-    vki_spec_set(&cs, VKI_SPEC_LZ, 1);
+    vki_spec cs = spec_1d(wg);
     vki_spec_named(&cs, "NCOMP", (uint32_t)cd->ncomp);
     const uint64_t inv = ((uint64_t)pc.npx + 3) / 4;
     return vki_rec_dispatch_1d(r, "jpeg_color", VKI_SPV(jpeg_color), &cs, &pc, sizeof pc, (inv + wg - 1) / wg);
@@ -104,18 +113,15 @@ static int fdct_divisors(vki_rec *r, const uint16_t q[64], bool accurate, VkDevi
 int vki_jpeg_rec_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress src, int w, int h, int c,
                         VkDeviceAddress coefs)
 {
-    vki_spec spec = { 0 };
-    vki_spec_set(&spec, VKI_SPEC_LX, 64);
-    vki_spec_set(&spec, VKI_SPEC_LY, 1);
-    vki_spec_set(&spec, VKI_SPEC_LZ, 1);
+    vki_spec spec = spec_1d(8 * BLOCKS_PER_GROUP);
     const bool accurate = cd->quality >= TJ_ACCURATE_QUALITY;
     vki_spec_named(&spec, "ACCURATE", accurate);
+    VkDeviceAddress q = 0;
     for (int k = 0; k < cd->ncomp; k++) {
         const vki_jpeg_comp *cp = &cd->comp[k];
         const uint64_t nblocks = (uint64_t)cp->bw * cp->bh;
-        VkDeviceAddress q;
-        int rc = fdct_divisors(r, cp->quant, accurate, &q);
-        if (rc)
+        int rc = 0;
+        if (!same_table(cd, k) && (rc = fdct_divisors(r, cp->quant, accurate, &q)))
             return rc;
         struct {
             vki_addr src, coefs, quant;

@@ -116,6 +116,18 @@ static void lj_emit(j_common_ptr c, int level)
         lj_error_exit(c);
 }
 
+/* The error manager of one libjpeg object: errors longjmp to de->jump with
+ * their text in de->msg; with warnings_fatal, a warning too. */
+static struct jpeg_error_mgr *lj_errors(lj_err *de, bool warnings_fatal)
+{
+    struct jpeg_error_mgr *m = jpeg_std_error(&de->mgr);
+    m->error_exit = lj_error_exit;
+    if (warnings_fatal)
+        m->emit_message = lj_emit;
+    de->msg[0] = 0;
+    return m;
+}
+
 static void lj_limit_scans(j_common_ptr c)
 {
     if (c->is_decompressor && ((j_decompress_ptr)c)->input_scan_number > LJ_MAX_SCANS) {
@@ -135,10 +147,7 @@ static int dc_decode(const unsigned char *b, size_t len, const char *name, int g
     struct jpeg_decompress_struct d;
     lj_err de;
     memset(&d, 0, sizeof d);
-    d.err = jpeg_std_error(&de.mgr);
-    de.mgr.error_exit = lj_error_exit;
-    de.mgr.emit_message = lj_emit;
-    de.msg[0] = 0;
+    d.err = lj_errors(&de, true);
     if (setjmp(de.jump)) {
         jpeg_destroy_decompress(&d);
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: libjpeg: %s", name, de.msg[0] ? de.msg : "error");
@@ -309,7 +318,7 @@ static void hook_realize(j_common_ptr c)
     JBLOCK *base = hk->im.data;
     for (int k = 0; k < cd->ncomp; k++)
         if (!barray_adopt(c, hk->arrays[k], cd->comp[k].bh, cd->comp[k].bw, base + cd->comp[k].off / DCTSIZE2))
-            return; /* (then the first, if any, is adopted; the copy below covers every component) */
+            return; /* (the components before it stay adopted; coded_decode copies the others) */
     for (int k = 0; k < cd->ncomp; k++) /* row 0: defined by the check, in libjpeg's memory */
         memset(base + cd->comp[k].off / DCTSIZE2, 0, cd->comp[k].bw * sizeof(JBLOCK));
     hk->adopted = true;
@@ -330,10 +339,7 @@ static int coded_decode(const unsigned char *b, size_t len, const char *name, co
     coded_hooks hk;
     memset(&hk, 0, sizeof hk);
     memset(&d, 0, sizeof d);
-    d.err = jpeg_std_error(&de.mgr);
-    de.mgr.error_exit = lj_error_exit;
-    de.mgr.emit_message = lj_emit;
-    de.msg[0] = 0;
+    d.err = lj_errors(&de, true);
     if (setjmp(de.jump)) {
         jpeg_destroy_decompress(&d);
         vkimg_image_free(&hk.im);
@@ -406,7 +412,9 @@ static int coded_decode(const unsigned char *b, size_t len, const char *name, co
         int16_t *dst = hk.im.data; /* not adopted: copied */
         for (uint32_t r = 0; r < c->bh; r++) {
             JBLOCKARRAY row = d.mem->access_virt_barray((j_common_ptr)&d, arrays[k], r, 1, FALSE);
-            memcpy(dst + c->off + (size_t)r * c->bw * DCTSIZE2, row[0], (size_t)c->bw * sizeof(JBLOCK));
+            int16_t *to = dst + c->off + (size_t)r * c->bw * DCTSIZE2;
+            if ((void *)row[0] != (void *)to) /* (a component adopted before the check failed on another) */
+                memcpy(to, row[0], (size_t)c->bw * sizeof(JBLOCK));
         }
     }
     jpeg_finish_decompress(&d);
@@ -611,9 +619,7 @@ int vki_jpeg_encode_coded(const vkimg_image *im, unsigned char **out, size_t *ou
     unsigned char *mem = NULL;
     unsigned long memlen = 0;
     memset(&cj, 0, sizeof cj);
-    cj.err = jpeg_std_error(&de.mgr);
-    de.mgr.error_exit = lj_error_exit;
-    de.msg[0] = 0;
+    cj.err = lj_errors(&de, false);
     if (setjmp(de.jump)) {
         jpeg_destroy_compress(&cj);
         free(mem);
