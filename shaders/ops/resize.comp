@@ -26,11 +26,47 @@
 // TMP16   the intermediate of passes 1/4 -> 2 in 16 bits instead of f32 (8-bit
 //         outputs): fixed point, v * 2^14 rounded, in [-2, 2) (the filters' lobes
 //         overshoot [0, 1] by less than half), so within 1/128 of an 8-bit step.
+// STRIP   (resize_strip.spv, below) both axes and the box pre-shrink in one
+//         dispatch, for 8-bit input whose tables are uniform (every output the
+//         same weights, starts an integer step apart: integer factors).
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+// vkimg-variant: strip RESIZE_STRIP
+#ifndef RESIZE_STRIP
+#define RESIZE_STRIP 0
+#endif
 #include "common.glsl"
 
-layout(constant_id = 8) const int PASS = 1;
 layout(constant_id = 9) const int LINEAR = 0; // resize in linear light (exact sRGB transfer)
+
+float to_linear(float v)
+{
+    return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+float to_srgb(float l)
+{
+    return l <= 0.0031308 ? l * 12.92 : 1.055 * pow(l, 1.0 / 2.4) - 0.055;
+}
+
+// The colour divided by the resized alpha, sRGB again with LINEAR (the end of
+// pass 2 and 3).
+vec4 finish(vec4 s)
+{
+    if (HAS_ALPHA) {
+        float a = clamp(s[COLOUR], 0.0, 1.0);
+        for (int c = 0; c < COLOUR; c++)
+            s[c] = a > 0.0 ? s[c] / a : 0.0;
+        s[COLOUR] = a;
+    }
+    if (LINEAR != 0)
+        for (int c = 0; c < COLOUR; c++)
+            s[c] = to_srgb(clamp(s[c], 0.0, 1.0));
+    return s;
+}
+
+#if !RESIZE_STRIP
+layout(constant_id = 8) const int PASS = 1;
 layout(constant_id = 10) const int PRE = 0;   // PASS 1: the input is already premultiplied linear f32
 layout(constant_id = 11) const int T = 1;     // taps per output (table row length); PASS 3: along x
 layout(constant_id = 12) const int TY = 1;    // PASS 3: taps along y
@@ -50,16 +86,6 @@ layout(push_constant) uniform Push {
 shared float hrows[PASS == 3 || PASS == 4 ? SROWS * (PASS == 3 ? TW : 1) * IN_C : 1];
 
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer IntBuf { int v[]; };
-
-float to_linear(float v)
-{
-    return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
-}
-
-float to_srgb(float l)
-{
-    return l <= 0.0031308 ? l * 12.92 : 1.055 * pow(l, 1.0 / 2.4) - 0.055;
-}
 
 // Pixel i of the input as premultiplied (linear) values.
 vec4 load_pre(uint i)
@@ -159,22 +185,6 @@ void rows_pass()
     }
 }
 
-// The colour divided by the resized alpha, sRGB again with LINEAR (the end of
-// pass 2 and 3).
-vec4 finish(vec4 s)
-{
-    if (HAS_ALPHA) {
-        float a = clamp(s[COLOUR], 0.0, 1.0);
-        for (int c = 0; c < COLOUR; c++)
-            s[c] = a > 0.0 ? s[c] / a : 0.0;
-        s[COLOUR] = a;
-    }
-    if (LINEAR != 0)
-        for (int c = 0; c < COLOUR; c++)
-            s[c] = to_srgb(clamp(s[c], 0.0, 1.0));
-    return s;
-}
-
 void fused()
 {
     const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
@@ -271,3 +281,328 @@ void main()
     }
     store_px(pc.dst, y * pc.out_w + x, finish(s));
 }
+#endif // !RESIZE_STRIP
+
+#if RESIZE_STRIP
+// STRIP: a workgroup makes OW consecutive outputs of R consecutive output rows.
+// Each invocation owns G adjacent pre-shrunk columns and walks down the rows,
+// SY pre-shrunk rows (a step) an output row: it makes each pre-shrunk row of
+// its columns from the 8-bit input (integer sums of the KX x KY blocks, read
+// as 32-bit words, WORDS a row, every row word-aligned; without alpha two rows'
+// bytes are added in 16-bit lanes; with alpha colour times alpha, per pixel),
+// scatters it into the vertical sums of the U = TY / SY output rows it
+// reaches (register accumulators: the rows an integer step apart and the same
+// TY weights for every output, so every index is known at compile time), and
+// when an output row is complete puts its columns into shared memory; the
+// workgroup then makes that row's outputs horizontally from there (TX weights,
+// step SX) and scales the sums to [0, 1] once. One barrier an output row (two
+// buffers); with PREF the next step's words are loaded before this step's
+// work. The loop over the steps is unrolled U times only (the compile time of
+// this kernel grows with the unrolled code: 1.6 s on NVIDIA with all of it). Every block is whole (the host checks: w and h are multiples of KX
+// and KY); invocations whose columns leave the image (the edges: taps clamped)
+// read their blocks byte by byte. DRAM sees the input once (the rows two
+// workgroups share come from the L2) and the output once.
+layout(constant_id = 8) const int KX = 1;     // the box pre-shrink factors (1: none)
+layout(constant_id = 10) const int KY = 1;
+layout(constant_id = 11) const int G = 1;     // pre-shrunk columns an invocation owns
+layout(constant_id = 12) const int WORDS = 1; // G * KX * IN_C / 4: input words a row an invocation reads
+layout(constant_id = 13) const int SX = 1;    // steps between consecutive outputs' first taps
+layout(constant_id = 14) const int SY = 1;
+layout(constant_id = 15) const int TX = 1;    // taps (<= 24; TY a multiple of SY)
+layout(constant_id = 16) const int TY = 1;
+layout(constant_id = 17) const int R = 1;     // output rows a workgroup (a multiple of TY / SY)
+layout(constant_id = 18) const int OW = 1;    // outputs a workgroup along x
+layout(constant_id = 19) const int Q4 = 1;    // columns whose input starts on a word boundary: multiples of Q4
+layout(constant_id = 68) const int PREF = 1;  // load a step's rows one step ahead (registers permitting)
+layout(constant_id = 20) const float WX0 = 0.0;
+layout(constant_id = 21) const float WX1 = 0.0;
+layout(constant_id = 22) const float WX2 = 0.0;
+layout(constant_id = 23) const float WX3 = 0.0;
+layout(constant_id = 24) const float WX4 = 0.0;
+layout(constant_id = 25) const float WX5 = 0.0;
+layout(constant_id = 26) const float WX6 = 0.0;
+layout(constant_id = 27) const float WX7 = 0.0;
+layout(constant_id = 28) const float WX8 = 0.0;
+layout(constant_id = 29) const float WX9 = 0.0;
+layout(constant_id = 30) const float WX10 = 0.0;
+layout(constant_id = 31) const float WX11 = 0.0;
+layout(constant_id = 32) const float WX12 = 0.0;
+layout(constant_id = 33) const float WX13 = 0.0;
+layout(constant_id = 34) const float WX14 = 0.0;
+layout(constant_id = 35) const float WX15 = 0.0;
+layout(constant_id = 36) const float WX16 = 0.0;
+layout(constant_id = 37) const float WX17 = 0.0;
+layout(constant_id = 38) const float WX18 = 0.0;
+layout(constant_id = 39) const float WX19 = 0.0;
+layout(constant_id = 40) const float WX20 = 0.0;
+layout(constant_id = 41) const float WX21 = 0.0;
+layout(constant_id = 42) const float WX22 = 0.0;
+layout(constant_id = 43) const float WX23 = 0.0;
+layout(constant_id = 44) const float WY0 = 0.0;
+layout(constant_id = 45) const float WY1 = 0.0;
+layout(constant_id = 46) const float WY2 = 0.0;
+layout(constant_id = 47) const float WY3 = 0.0;
+layout(constant_id = 48) const float WY4 = 0.0;
+layout(constant_id = 49) const float WY5 = 0.0;
+layout(constant_id = 50) const float WY6 = 0.0;
+layout(constant_id = 51) const float WY7 = 0.0;
+layout(constant_id = 52) const float WY8 = 0.0;
+layout(constant_id = 53) const float WY9 = 0.0;
+layout(constant_id = 54) const float WY10 = 0.0;
+layout(constant_id = 55) const float WY11 = 0.0;
+layout(constant_id = 56) const float WY12 = 0.0;
+layout(constant_id = 57) const float WY13 = 0.0;
+layout(constant_id = 58) const float WY14 = 0.0;
+layout(constant_id = 59) const float WY15 = 0.0;
+layout(constant_id = 60) const float WY16 = 0.0;
+layout(constant_id = 61) const float WY17 = 0.0;
+layout(constant_id = 62) const float WY18 = 0.0;
+layout(constant_id = 63) const float WY19 = 0.0;
+layout(constant_id = 64) const float WY20 = 0.0;
+layout(constant_id = 65) const float WY21 = 0.0;
+layout(constant_id = 66) const float WY22 = 0.0;
+layout(constant_id = 67) const float WY23 = 0.0;
+// weight i of the horizontal taps (i is known at compile time where it is used)
+float wxs(int i)
+{
+    switch (i) {
+    case 0: return WX0;
+    case 1: return WX1;
+    case 2: return WX2;
+    case 3: return WX3;
+    case 4: return WX4;
+    case 5: return WX5;
+    case 6: return WX6;
+    case 7: return WX7;
+    case 8: return WX8;
+    case 9: return WX9;
+    case 10: return WX10;
+    case 11: return WX11;
+    case 12: return WX12;
+    case 13: return WX13;
+    case 14: return WX14;
+    case 15: return WX15;
+    case 16: return WX16;
+    case 17: return WX17;
+    case 18: return WX18;
+    case 19: return WX19;
+    case 20: return WX20;
+    case 21: return WX21;
+    case 22: return WX22;
+    case 23: return WX23;
+    }
+    return 0.0;
+}
+// weight i of the vertical taps (i is known at compile time where it is used)
+float wys(int i)
+{
+    switch (i) {
+    case 0: return WY0;
+    case 1: return WY1;
+    case 2: return WY2;
+    case 3: return WY3;
+    case 4: return WY4;
+    case 5: return WY5;
+    case 6: return WY6;
+    case 7: return WY7;
+    case 8: return WY8;
+    case 9: return WY9;
+    case 10: return WY10;
+    case 11: return WY11;
+    case 12: return WY12;
+    case 13: return WY13;
+    case 14: return WY14;
+    case 15: return WY15;
+    case 16: return WY16;
+    case 17: return WY17;
+    case 18: return WY18;
+    case 19: return WY19;
+    case 20: return WY20;
+    case 21: return WY21;
+    case 22: return WY22;
+    case 23: return WY23;
+    }
+    return 0.0;
+}
+
+layout(push_constant) uniform Push {
+    uvec2 src, dst;
+    uint in_w, in_h, out_w, out_h;
+    uint pw, ph;  // the pre-shrunk size
+    int qx, qy;   // output 0's first tap on the pre-shrunk grid, per axis
+} pc;
+
+const int VPT = G * IN_C;      // values an invocation makes a pre-shrunk row
+const int U = TY / SY;         // output rows one pre-shrunk row reaches
+const int NW = SY * KY * WORDS; // words an invocation reads a step
+shared vec4 hb[2 * int(gl_WorkGroupSize.x) * G];
+
+// The input words of pre-shrunk rows p .. p + SY - 1 (clamped) of this
+// invocation's columns (from word w0 of a row): wd[(k * KY + yy) * WORDS + i].
+void load_step(int p, uint w0, out uint wd[NW])
+{
+    const uint rw = pc.in_w * uint(IN_C) / 4u; // words a row
+    [[unroll]] for (int k = 0; k < SY; k++) {
+        const uint y0 = uint(clamp(p + k, 0, int(pc.ph) - 1) * KY);
+        [[unroll]] for (int yy = 0; yy < KY; yy++)
+            [[unroll]] for (int i = 0; i < WORDS; i++)
+                wd[(k * KY + yy) * WORDS + i] = U32Buf(pc.src).v[(y0 + uint(yy)) * rw + w0 + uint(i)];
+    }
+}
+
+// The block sums of pre-shrunk row k of a step from its words, as exact
+// integers in floats: v[g * IN_C + c] (colour times alpha where there is alpha).
+void sums_of(uint wd[NW], int k, out float v[VPT])
+{
+    if (!HAS_ALPHA) {
+        // the KY rows added in 16-bit lanes: lo holds bytes 0 and 2 of each word, hi 1 and 3
+        uint lo[WORDS], hi[WORDS];
+        [[unroll]] for (int i = 0; i < WORDS; i++) {
+            lo[i] = 0u;
+            hi[i] = 0u;
+            [[unroll]] for (int yy = 0; yy < KY; yy++) {
+                const uint w = wd[(k * KY + yy) * WORDS + i];
+                lo[i] += w & 0x00ff00ffu;
+                hi[i] += (w >> 8) & 0x00ff00ffu;
+            }
+        }
+        [[unroll]] for (int g = 0; g < G; g++)
+            [[unroll]] for (int c = 0; c < IN_C; c++) {
+                uint n = 0u;
+                [[unroll]] for (int xx = 0; xx < KX; xx++) {
+                    const int b = (g * KX + xx) * IN_C + c, i = b >> 2, l = b & 3;
+                    const uint lane = (l & 1) == 0 ? lo[i] : hi[i];
+                    n += l < 2 ? lane & 0xffffu : lane >> 16;
+                }
+                v[g * IN_C + c] = u2f(n);
+            }
+    } else {
+        uint n[VPT];
+        [[unroll]] for (int i = 0; i < VPT; i++)
+            n[i] = 0u;
+        [[unroll]] for (int yy = 0; yy < KY; yy++)
+            [[unroll]] for (int g = 0; g < G; g++)
+                [[unroll]] for (int xx = 0; xx < KX; xx++) {
+                    const int b = (g * KX + xx) * IN_C, r = (k * KY + yy) * WORDS;
+                    const uint a = bitfieldExtract(wd[r + ((b + COLOUR) >> 2)], ((b + COLOUR) & 3) * 8, 8);
+                    [[unroll]] for (int c = 0; c < IN_C; c++) {
+                        const uint x = bitfieldExtract(wd[r + ((b + c) >> 2)], ((b + c) & 3) * 8, 8);
+                        n[g * IN_C + c] += c < COLOUR ? x * a : x;
+                    }
+                }
+        // (u2f is exact below 2^22: KX * KY * 255 * 255 is, up to 64 pixels a block)
+        [[unroll]] for (int i = 0; i < VPT; i++)
+            v[i] = KX * KY <= 64 ? u2f(n[i]) : float(n[i]);
+    }
+}
+
+// The same sums byte by byte, for columns q .. q + G - 1 clamped to the image
+// (the invocations at the edges).
+void sums_edge(int p, int q, out float v[VPT])
+{
+    const uint y0 = uint(clamp(p, 0, int(pc.ph) - 1) * KY);
+    [[unroll]] for (int g = 0; g < G; g++) {
+        const uint x0 = uint(clamp(q + g, 0, int(pc.pw) - 1) * KX);
+        uint n[IN_C];
+        [[unroll]] for (int c = 0; c < IN_C; c++)
+            n[c] = 0u;
+        for (uint y = y0; y < y0 + uint(KY); y++)
+            for (uint x = x0; x < x0 + uint(KX); x++) {
+                const uint b = (y * pc.in_w + x) * uint(IN_C);
+                const uint a = HAS_ALPHA ? uint(U8Buf(pc.src).v[b + uint(COLOUR)]) : 1u;
+                [[unroll]] for (int c = 0; c < IN_C; c++) {
+                    const uint sv = uint(U8Buf(pc.src).v[b + uint(c)]);
+                    n[c] += HAS_ALPHA && c < COLOUR ? sv * a : sv;
+                }
+            }
+        [[unroll]] for (int c = 0; c < IN_C; c++)
+            v[g * IN_C + c] = float(n[c]);
+    }
+}
+
+void main()
+{
+    const int t = int(gl_LocalInvocationID.x), nt = int(gl_WorkGroupSize.x);
+    const int x0 = int(gl_WorkGroupID.x) * OW, y0 = int(gl_WorkGroupID.y) * R;
+    const int tw = min(OW, int(pc.out_w) - x0);
+    const int qa = pc.qx + x0 * SX;              // this workgroup's first tap column
+    const int ql = qa - (((qa % Q4) + Q4) % Q4); // .. down to a word boundary
+    const int q = ql + t * G;                    // this invocation's first column
+    const bool busy = t * G < qa - ql + SX * (tw - 1) + TX;
+    const bool fast = busy && q >= 0 && q + G <= int(pc.pw);
+    const uint w0 = uint(max(q, 0) * KX * IN_C) / 4u;
+    const int p0 = pc.qy + y0 * SY;              // pre-shrunk row of this strip's first tap
+    // the sums' units: colour times alpha in 255^2, the rest in 255, KX * KY pixels
+    const float unit = 1.0 / (255.0 * float(KX * KY)), unit_pre = unit / 255.0;
+    float acc[U][VPT];
+    float v[VPT];
+    uint wd[NW], nx[NW];
+    // the weights once (each use below has a constant index: they stay constants)
+    float wy[TY], wx[TX];
+    [[unroll]] for (int i = 0; i < TY; i++)
+        wy[i] = wys(i);
+    [[unroll]] for (int i = 0; i < TX; i++)
+        wx[i] = wxs(i);
+    [[unroll]] for (int d = 0; d < U; d++)
+        [[unroll]] for (int k = 0; k < VPT; k++)
+            acc[d][k] = 0.0;
+    [[unroll]] for (int k = 0; k < VPT; k++)
+        v[k] = 0.0;
+    // Step s adds pre-shrunk rows s * SY .. s * SY + SY - 1 of the strip to
+    // outputs s - U + 1 .. s (row k of it has weight (U - 1 - d) * SY + k in
+    // output s - U + 1 + d, whose sums are acc[(s + 1 + d) % U]) and completes
+    // output s - U + 1; steps before U - 1 complete none (the first rows of the
+    // first outputs). Steps in blocks of U, so that every index is a constant.
+    const int steps = R + U - 1;
+    if (PREF != 0 && fast)
+        load_step(p0, w0, wd);
+    [[dont_unroll]] for (int sb = 0; sb < steps; sb += U) {
+        [[unroll]] for (int u = 0; u < U; u++) {
+            const int st = sb + u, oy = st - (U - 1);
+            if (st >= steps)
+                break;
+            if (fast) {
+                if (PREF != 0)
+                    load_step(p0 + (st + 1) * SY, w0, nx); // the next step's, while this one's are summed
+                else
+                    load_step(p0 + st * SY, w0, wd);
+            }
+            [[unroll]] for (int k = 0; k < SY; k++) {
+                if (fast)
+                    sums_of(wd, k, v);
+                else if (busy)
+                    sums_edge(p0 + st * SY + k, q, v);
+                [[unroll]] for (int d = 0; d < U; d++)
+                    [[unroll]] for (int i = 0; i < VPT; i++)
+                        acc[(u + 1 + d) % U][i] += wy[(U - 1 - d) * SY + k] * v[i];
+            }
+            if (PREF != 0 && fast)
+                [[unroll]] for (int i = 0; i < NW; i++)
+                    wd[i] = nx[i];
+            const int done = (u + 1) % U; // output oy's sums
+            if (oy >= 0) {
+                const int buf = (oy & 1) * nt * G;
+                [[unroll]] for (int g = 0; g < G; g++) {
+                    vec4 h = vec4(0.0);
+                    [[unroll]] for (int c = 0; c < IN_C; c++)
+                        h[c] = acc[done][g * IN_C + c];
+                    hb[buf + t * G + g] = h;
+                }
+                barrier();
+                if (y0 + oy < int(pc.out_h))
+                    for (int ox = t; ox < tw; ox += nt) {
+                        const int b = buf + qa - ql + ox * SX;
+                        vec4 s = vec4(0.0);
+                        [[unroll]] for (int i = 0; i < TX; i++)
+                            s += wx[i] * hb[b + i];
+                        [[unroll]] for (int c = 0; c < 4; c++)
+                            s[c] *= HAS_ALPHA && c < COLOUR ? unit_pre : unit;
+                        store_px(pc.dst, uint(y0 + oy) * pc.out_w + uint(x0 + ox), finish(s));
+                    }
+            }
+            [[unroll]] for (int k = 0; k < VPT; k++)
+                acc[done][k] = 0.0;
+        }
+    }
+}
+#endif // RESIZE_STRIP

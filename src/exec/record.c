@@ -40,6 +40,7 @@ int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t s
     int rc = vki_kernel_get(r->gpu, name, spv, spv_size, spec, push_size, &k, r->e);
     if (rc)
         return rc;
+    vki_gpu_log(r->gpu, VKIMG_LOG_DEBUG, "dispatch %s %ux%ux%u", name, gx, gy, gz);
     /* Uploads and fills before the first kernel that reads them; every dispatch
      * after the first depends on the ones before it: make their writes visible. */
     VkPipelineStageFlags src = 0;

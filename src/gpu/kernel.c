@@ -54,7 +54,7 @@ void vki_spec_namedf(vki_spec *s, const char *name, float val)
  * come before the first function. 0, or -1 with e naming the missing constant. */
 static int spec_resolve(const char *kernel, const uint32_t *spv, size_t spv_size, vki_spec *spec, vkimg_err *e)
 {
-    enum { OP_NAME = 5, OP_DECORATE = 71, OP_FUNCTION = 54, DEC_SPEC_ID = 1, MAX_DEC = 128 };
+    enum { OP_NAME = 5, OP_DECORATE = 71, OP_FUNCTION = 54, DEC_SPEC_ID = 1, MAX_DEC = 256 };
     bool named = false;
     for (uint32_t i = 0; i < spec->n; i++)
         named |= spec->name[i] != NULL;

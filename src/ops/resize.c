@@ -7,6 +7,7 @@
 #include "pipeline/geometry.h"
 #include "core/util.h"
 #include "spv/resize.spv.h"
+#include "spv/resize_strip.spv.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -122,8 +123,39 @@ static int64_t floor_div(int64_t a, int64_t b)
  * (2 i + 1) n_in + n_out exactly, where the double c and s can land on either
  * side (box 257 -> 18 has a tap at exactly t = 0.5, nearest 30 -> 11 a j of
  * exactly 15). */
+#define STRIP_MAX_TAPS 24 /* the strip pass's weights (specialization constants WX0.., WY0..) */
+
+/* A uniform table (integer factors): every output has the same weights and
+ * its first tap `step` after the one before; taps, start: the nonzero weights
+ * w[0 .. taps - 1] and where output 0's first one is. */
+typedef struct axis_uniform {
+    bool ok;
+    int step, taps, start;
+    float w[STRIP_MAX_TAPS];
+} axis_uniform;
+
+static void find_uniform(const float *w, const int32_t *st, int n_out, int T, axis_uniform *u)
+{
+    memset(u, 0, sizeof *u);
+    if (n_out < 2 || st[1] <= st[0])
+        return;
+    const int step = st[1] - st[0];
+    for (int i = 1; i < n_out; i++)
+        if (st[i] != st[0] + (int64_t)i * step || memcmp(w + (size_t)i * T, w, (size_t)T * sizeof *w))
+            return;
+    int lo = 0, hi = T - 1;
+    while (lo < hi && w[lo] == 0)
+        lo++;
+    while (hi > lo && w[hi] == 0)
+        hi--;
+    if (hi - lo + 1 > STRIP_MAX_TAPS)
+        return;
+    *u = (axis_uniform){ .ok = true, .step = step, .taps = hi - lo + 1, .start = st[0] + lo };
+    memcpy(u->w, w + lo, (size_t)u->taps * sizeof *w);
+}
+
 static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, VkDeviceAddress *wts,
-                      VkDeviceAddress *starts, uint32_t *taps, int *reach)
+                      VkDeviceAddress *starts, uint32_t *taps, int *reach, axis_uniform *uni)
 {
     double s = (double)n_in / n_out, fs = s > 1 ? s : 1, a = support(f) * fs;
     int T = f == VKI_FILTER_NEAREST ? 1 : (int)ceil(2 * a) + 1;
@@ -169,6 +201,7 @@ static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, V
         if (st[last] + T - st[i] > *reach)
             *reach = st[last] + T - st[i];
     }
+    find_uniform(w, st, n_out, T, uni);
     if ((rc = vki_rec_const(r, w, nw * sizeof *w, "resize weights", wts)))
         goto done;
     rc = vki_rec_const(r, st, (size_t)n_out * sizeof *st, "resize positions", starts);
@@ -192,18 +225,23 @@ typedef struct resize_push {
 #define SMALL_OUT_PX (256 * 256) /* outputs this small take the fused path on GPUs */
 
 /* How the resampling is recorded:
+ *   STRIP   the strip pass (both axes and the pre-shrink in one dispatch, below)
+ *           where it fits: GPUs, 8-bit input, integer factors
  *   ROWS    pass 4 (the pre-shrink folded into the horizontal pass, through shared
- *           memory) then pass 2: GPUs (on the H100 8K -> 1/4 Lanczos3 took 0.24 ms
- *           as passes 0-1-2 with f32 between them, 0.32 ms fused)
+ *           memory) then pass 2: GPUs otherwise (on the H100 8K -> 1/4 Lanczos3 took
+ *           0.24 ms as passes 0-1-2 with f32 between them, 0.32 ms fused)
  *   PASSES  pass 0 (pre-shrink), 1, 2: CPU devices (lavapipe)
  *   FUSED   pass 0, then 3 (both axes in one dispatch): small outputs on GPUs
- * VKIMG_RESIZE_PATH=rows|passes|fused overrides (tests, comparisons); a path whose
- * shared memory does not fit falls back to PASSES. */
-typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS } resize_path;
+ * VKIMG_RESIZE_PATH=strip|rows|passes|fused overrides (tests, comparisons); a path
+ * whose shared memory does not fit falls back to PASSES (strip: to the device's
+ * default). */
+typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS, PATH_STRIP } resize_path;
 
 static resize_path pick_path(const vki_gpu *g)
 {
     const char *ev = getenv("VKIMG_RESIZE_PATH");
+    if (ev && !strcmp(ev, "strip"))
+        return PATH_STRIP;
     if (ev && !strcmp(ev, "rows"))
         return PATH_ROWS;
     if (ev && !strcmp(ev, "passes"))
@@ -213,7 +251,7 @@ static resize_path pick_path(const vki_gpu *g)
     ev = getenv("VKIMG_RESIZE_FUSED"); /* the older switch: 1 fused, 0 passes */
     if (ev && *ev)
         return *ev != '0' ? PATH_FUSED : PATH_PASSES;
-    return g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PATH_PASSES : PATH_ROWS;
+    return g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PATH_PASSES : PATH_STRIP;
 }
 
 static bool fits_shared(const vki_gpu *g, uint64_t floats)
@@ -250,6 +288,104 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
     return vki_rec_dispatch(r, names[p], VKI_SPV(resize), &spec, pc, sizeof *pc, (nx + 15) / 16, (ny + wy - 1) / wy, 1);
 }
 
+/* ---- the strip pass (resize_strip.spv: shaders/ops/resize.comp, STRIP) */
+
+#define STRIP_NT 128        /* invocations a workgroup */
+#define STRIP_WGS 512       /* workgroups the automatic strip height aims at */
+#define STRIP_MAX_REGS 64   /* accumulators (U x G x channels) and words in flight an invocation */
+
+typedef struct strip_plan {
+    int kx, ky, g, words, ty, u, q4, ow, rows, nt;
+    bool pref; /* the next step's words loaded ahead */
+    axis_uniform x, y;
+} strip_plan;
+
+typedef struct strip_push {
+    vki_addr src, dst;
+    uint32_t in_w, in_h, out_w, out_h, pw, ph;
+    int32_t qx, qy;
+} strip_push;
+
+/* Whether the strip pass can make this resampling, and its shape: 8-bit input
+ * whose rows are whole 32-bit words, uniform tables on both axes (integer
+ * factors) over whole blocks, not in linear light. VKIMG_RESIZE_STRIP=NTxR sets
+ * the workgroup's invocations and output rows, VKIMG_RESIZE_STRIP_PREF=0 turns
+ * the loads a step ahead off (benchmarks). */
+static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample *rs, int kx, int ky,
+                       const axis_uniform *ux, const axis_uniform *uy, strip_plan *p)
+{
+    const int c = s->in_c;
+    if (s->in_fmt != VKIMG_U8 || rs->linear || ((int64_t)s->w * c) % 4 || !ux->ok || !uy->ok || s->w % kx ||
+        s->h % ky)
+        return false;
+    *p = (strip_plan){ .kx = kx, .ky = ky, .x = *ux, .y = *uy, .nt = STRIP_NT };
+    p->ty = (uy->taps + uy->step - 1) / uy->step * uy->step;
+    p->u = p->ty / uy->step;
+    /* the columns whose input starts on a word: multiples of q4 */
+    p->q4 = (kx * c) % 4 == 0 ? 1 : (kx * c) % 2 == 0 ? 2 : 4;
+    p->g = p->q4;
+    while ((p->g + p->q4) * c <= 6)
+        p->g += p->q4;
+    p->words = p->g * kx * c / 4;
+    const int nw = uy->step * ky * p->words; /* words a step */
+    p->pref = 2 * nw + p->u * p->g * c <= STRIP_MAX_REGS && vki_env_long("VKIMG_RESIZE_STRIP_PREF", 1, 0, 1);
+    if (p->ty > STRIP_MAX_TAPS || nw + p->u * p->g * c > STRIP_MAX_REGS)
+        return false;
+    unsigned nt = 0, rows = 0;
+    const char *ev = getenv("VKIMG_RESIZE_STRIP");
+    if (ev && sscanf(ev, "%ux%u", &nt, &rows) == 2 && nt >= 32 && nt <= gpu->lim.max_wg_invocations &&
+        nt <= gpu->lim.max_wg_size[0])
+        p->nt = (int)nt;
+    else
+        rows = 0;
+    if ((uint32_t)p->nt > gpu->lim.max_wg_invocations || (uint32_t)p->nt > gpu->lim.max_wg_size[0])
+        p->nt = (int)(gpu->lim.max_wg_invocations < gpu->lim.max_wg_size[0] ? gpu->lim.max_wg_invocations
+                                                                           : gpu->lim.max_wg_size[0]);
+    p->ow = (p->nt * p->g - (p->q4 - 1) - ux->taps) / ux->step + 1;
+    const uint64_t shared = 2ull * (uint64_t)p->nt * (uint64_t)p->g * 16;
+    if (p->ow < 1 || shared > gpu->lim.max_shared)
+        return false;
+    if (!rows) { /* about STRIP_WGS workgroups: rows two strips share are read twice */
+        int64_t cols = (s->out_w + p->ow - 1) / p->ow;
+        rows = (unsigned)((s->out_h * cols + STRIP_WGS - 1) / STRIP_WGS);
+    }
+    p->rows = ((int)rows + p->u - 1) / p->u * p->u;
+    if (p->rows < p->u)
+        p->rows = p->u;
+    if (p->rows > 6 * p->u && !ev)
+        p->rows = 6 * p->u;
+    return true;
+}
+
+static int record_strip(vki_rec *r, const vki_step *s, const strip_plan *p, int pw, int ph)
+{
+    static const char *const wx[STRIP_MAX_TAPS] = { "WX0", "WX1", "WX2", "WX3", "WX4", "WX5", "WX6", "WX7", "WX8", "WX9", "WX10", "WX11", "WX12", "WX13", "WX14", "WX15", "WX16", "WX17", "WX18", "WX19", "WX20", "WX21", "WX22", "WX23" };
+    static const char *const wy[STRIP_MAX_TAPS] = { "WY0", "WY1", "WY2", "WY3", "WY4", "WY5", "WY6", "WY7", "WY8", "WY9", "WY10", "WY11", "WY12", "WY13", "WY14", "WY15", "WY16", "WY17", "WY18", "WY19", "WY20", "WY21", "WY22", "WY23" };
+    vki_spec spec = { 0 };
+    vki_step_spec(s, &spec, (uint32_t)p->nt, 1, 1);
+    vki_spec_named(&spec, "KX", (uint32_t)p->kx);
+    vki_spec_named(&spec, "KY", (uint32_t)p->ky);
+    vki_spec_named(&spec, "G", (uint32_t)p->g);
+    vki_spec_named(&spec, "WORDS", (uint32_t)p->words);
+    vki_spec_named(&spec, "SX", (uint32_t)p->x.step);
+    vki_spec_named(&spec, "SY", (uint32_t)p->y.step);
+    vki_spec_named(&spec, "TX", (uint32_t)p->x.taps);
+    vki_spec_named(&spec, "TY", (uint32_t)p->ty);
+    vki_spec_named(&spec, "R", (uint32_t)p->rows);
+    vki_spec_named(&spec, "OW", (uint32_t)p->ow);
+    vki_spec_named(&spec, "Q4", (uint32_t)p->q4);
+    vki_spec_named(&spec, "PREF", p->pref);
+    for (int i = 0; i < p->x.taps; i++)
+        vki_spec_namedf(&spec, wx[i], p->x.w[i]);
+    for (int i = 0; i < p->y.taps; i++)
+        vki_spec_namedf(&spec, wy[i], p->y.w[i]);
+    strip_push pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)s->w, (uint32_t)s->h, (uint32_t)s->out_w,
+                      (uint32_t)s->out_h, (uint32_t)pw, (uint32_t)ph, p->x.start, p->y.start };
+    return vki_rec_dispatch(r, "resize-strip", VKI_SPV(resize_strip), &spec, &pc, sizeof pc,
+                            (uint32_t)((s->out_w + p->ow - 1) / p->ow), (uint32_t)((s->out_h + p->rows - 1) / p->rows),
+                            1);
+}
+
 int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
 {
     int w = s->w, h = s->h, ow = s->out_w, oh = s->out_h, c = s->in_c, rc;
@@ -274,9 +410,18 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     resize_path path = pick_path(r->gpu);
     int reach_x = 0, reach_y = 0, reach_rows = 0;
     /* the tables are over the pre-shrunk grid */
-    if ((rc = axis_table(r, rs->filter, pw, ow, FUSED_TW, &wx, &sx, &tx, &reach_x)) ||
-        (rc = axis_table(r, rs->filter, ph, oh, FUSED_TH, &wy, &sy, &ty, &reach_y)))
+    axis_uniform ux, uy;
+    if ((rc = axis_table(r, rs->filter, pw, ow, FUSED_TW, &wx, &sx, &tx, &reach_x, &ux)) ||
+        (rc = axis_table(r, rs->filter, ph, oh, FUSED_TH, &wy, &sy, &ty, &reach_y, &uy)))
         return rc;
+    if (path == PATH_STRIP) {
+        /* not for mipmaps' levels (f32_between: the same bytes as its fused pass,
+         * which sums horizontally first) */
+        strip_plan sp;
+        if (!rs->f32_between && strip_fits(r->gpu, s, rs, kx, ky, &ux, &uy, &sp))
+            return record_strip(r, s, &sp, pw, ph);
+        path = r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PATH_PASSES : PATH_ROWS;
+    }
     if (path == PATH_ROWS) {
         /* the reach of ROWS_TW outputs (axis_table's is for FUSED_TW) */
         double sc = (double)pw / ow;

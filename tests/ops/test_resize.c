@@ -30,6 +30,7 @@
 #define G_FUSED "resize fused pass"
 #define G_PASSES "resize two passes"
 #define G_ROWS "resize rows pass (pre-shrink folded in)"
+#define G_STRIP "resize strip pass (integer factors, 8-bit)"
 #define G_CHAIN "resize in chains"
 
 /* One group per filter (exact definition: fast=false, or factors under 4). */
@@ -275,13 +276,14 @@ static void test_unchanged(vkimg_ctx *ctx)
  * "resize" is the fused pass, "resize-h" / "resize-v" the two passes. A kernel
  * made once is not made again, so a case sees its path only where its
  * specialization is new (each case here has sizes of its own). */
-static int made_fused, made_two;
+static int made_fused, made_two, ran_strip;
 
 static void tap(vkimg_log_level lvl, const char *msg)
 {
     (void)lvl;
     made_fused += !strncmp(msg, "pipeline resize created", 23);
     made_two += !strncmp(msg, "pipeline resize-v created", 25);
+    ran_strip += !strncmp(msg, "dispatch resize-strip ", 22);
 }
 
 /* Runs text on in to u8 (for the comparison of the two paths' bytes). */
@@ -366,6 +368,73 @@ static void test_paths(vkimg_ctx *ctx)
     CHECK(nfused >= 8, "VKIMG_RESIZE_PATH=fused made the fused kernel in %d cases only", nfused);
 }
 
+/* ---------------------------------------------------------------- the strip pass */
+
+/* VKIMG_RESIZE_PATH=strip (the GPUs' default where it fits: 8-bit input with
+ * rows of whole words, integer factors on both axes, so every output has the
+ * same weights): both axes and the pre-shrink in one dispatch, against the
+ * reference. Factors 2x to 10x (pre-shrink 1 to 5), every filter, 1-4
+ * channels, the taps past the left and right edges (the invocations there
+ * read byte by byte, clamped), several workgroups across (OW outputs each) and
+ * down (R rows each), and small workgroups (VKIMG_RESIZE_STRIP=NTxR); which
+ * runs made the strip pass is read from the library's log ("dispatch
+ * resize-strip"). Where it does not fit, the run takes another path: those
+ * cases are checked too. (With the fast path's pre-shrink factor, floor(s / 2),
+ * a uniform table means whole blocks: no partial block reaches this pass.) */
+static void test_strip(vkimg_ctx *ctx)
+{
+    static const struct {
+        int w, h, c;
+        const char *geo;
+        ref_filter f;
+        bool fast;
+        const char *shape; /* VKIMG_RESIZE_STRIP, or NULL */
+    } cs[] = {
+        { 8, 8, 3, "2x2!", RF_LANCZOS3, true, NULL },          /* 4x: k = 2, one output per workgroup row */
+        { 132, 68, 3, "33x17!", RF_LANCZOS3, true, NULL },     /* 4x, RGB: 2 columns an invocation */
+        { 132, 68, 4, "33x17!", RF_LANCZOS3, true, NULL },     /* RGBA: alpha premultiplied in integers */
+        { 132, 68, 2, "33x17!", RF_MITCHELL, true, NULL },     /* gray + alpha */
+        { 132, 68, 1, "33x17!", RF_CATROM, true, NULL },       /* gray: 8 columns an invocation */
+        { 64, 48, 4, "32x24!", RF_LANCZOS3, false, NULL },     /* 2x, no pre-shrink: 12 taps */
+        { 96, 40, 4, "24x10!", RF_LANCZOS3, false, NULL },     /* 4x exact: 24 taps, step 4 */
+        { 256, 64, 4, "32x8!", RF_LANCZOS2, true, NULL },      /* 8x: k = 4 */
+        { 640, 360, 4, "64x36!", RF_BILINEAR, true, NULL },    /* 10x, RGBA */
+        { 100, 60, 1, "50x30!", RF_BOX, false, NULL },         /* box at 2x */
+        { 1040, 24, 3, "260x6!", RF_LANCZOS3, true, NULL },    /* three workgroups across */
+        { 64, 1000, 3, "16x250!", RF_MITCHELL, true, NULL },   /* many strips down */
+        { 1040, 300, 4, "260x75!", RF_LANCZOS3, true, "32x6" },  /* small workgroups, 6 rows */
+        { 1040, 300, 2, "25%", RF_CATROM, true, "64x12" },       /* gray + alpha, 12 rows */
+        { 404, 200, 1, "202x100!", RF_LANCZOS3, false, "32x18" }, /* 2x, many workgroups across */
+        { 9, 7, 4, "2x1!", RF_LANCZOS3, true, NULL },          /* one output row: another path */
+        { 520, 130, 3, "52x13!", RF_LANCZOS3, true, NULL },    /* 10x: k = 5, 15 words a row: too many registers */
+        { 133, 67, 3, "33x17!", RF_LANCZOS3, true, NULL },     /* rows not whole words: another path */
+        { 97, 61, 3, "150%", RF_LANCZOS3, false, NULL },       /* not an integer factor: another path */
+    };
+    int nstrip = 0;
+    gh_log_tap = tap;
+    setenv("VKIMG_RESIZE_PATH", "strip", 1);
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        char t[160];
+        snprintf(t, sizeof t, "resize=%s:filter=%s:fast=%s", cs[i].geo, ref_filter_names[cs[i].f],
+                 cs[i].fast ? "true" : "false");
+        ref_resize_args a = { cs[i].geo, { cs[i].f, false, cs[i].fast } };
+        ref_step s[] = { RESIZE(&a) };
+        if (cs[i].shape)
+            setenv("VKIMG_RESIZE_STRIP", cs[i].shape, 1);
+        ran_strip = 0;
+        run_rand(ctx, G_STRIP, t, s, 1, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, FMT_U8 | (i % 2 ? FMT_F32 : FMT_U16),
+                 -1);
+        const bool other = i + 4 >= sizeof cs / sizeof cs[0]; /* the last four take another path */
+        CHECK(other ? ran_strip == 0 : ran_strip > 0, "'%s' %dx%d c=%d: %s the strip pass", t, cs[i].w, cs[i].h,
+              cs[i].c, other ? "ran" : "did not run");
+        nstrip += ran_strip > 0;
+        unsetenv("VKIMG_RESIZE_STRIP");
+    }
+    unsetenv("VKIMG_RESIZE_PATH");
+    gh_log_tap = NULL;
+    printf("  VKIMG_RESIZE_PATH=strip: %d of %zu cases ran the strip pass\n", nstrip, sizeof cs / sizeof cs[0]);
+}
+
 /* ---------------------------------------------------------------- chains */
 
 /* Sizes that change from op to op: the composition of the references. */
@@ -391,7 +460,7 @@ static void test_chains(vkimg_ctx *ctx)
 int main(void)
 {
     static const gh_suite suites[] = {
-        { "ties", test_ties },       { "unchanged", test_unchanged }, { "paths", test_paths },
+        { "ties", test_ties },       { "unchanged", test_unchanged }, { "paths", test_paths }, { "strip", test_strip },
         { "filters", test_filters }, { "fast", test_fast },           { "linear", test_linear },
         { "geometry", test_geometry }, { "chains", test_chains },
     };
