@@ -318,7 +318,9 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     if (s->in_fmt != VKIMG_U8 || rs->linear || ((int64_t)s->w * c) % 4 || !ux->ok || !uy->ok || s->w % kx ||
         s->h % ky)
         return false;
-    *p = (strip_plan){ .kx = kx, .ky = ky, .x = *ux, .y = *uy, .nt = STRIP_NT };
+    /* RGBA: 256 invocations (on the H100, 8K -> 25%: 0.080 ms against 0.085 with
+     * 128; RGB, gray and gray + alpha were as fast or faster with 128) */
+    *p = (strip_plan){ .kx = kx, .ky = ky, .x = *ux, .y = *uy, .nt = c == 4 ? 2 * STRIP_NT : STRIP_NT };
     p->ty = (uy->taps + uy->step - 1) / uy->step * uy->step;
     p->u = p->ty / uy->step;
     /* the columns whose input starts on a word: multiples of q4 */
