@@ -298,9 +298,10 @@ void main()
 // step SX) and scales the sums to [0, 1] once. One barrier an output row (two
 // buffers); with PREF the next step's words are loaded before this step's
 // work. The loop over the steps is unrolled U times only (the compile time of
-// this kernel grows with the unrolled code: 1.6 s on NVIDIA with all of it). Every block is whole (the host checks: w and h are multiples of KX
-// and KY); invocations whose columns leave the image (the edges: taps clamped)
-// read their blocks byte by byte. DRAM sees the input once (the rows two
+// this kernel grows with the unrolled code: 1.6 s on NVIDIA with all of it).
+// Every block is whole (the host checks: w and h are multiples of KX and KY);
+// invocations whose columns leave the image (the edges: taps clamped) read
+// their blocks byte by byte. DRAM sees the input once (the rows two
 // workgroups share come from the L2) and the output once.
 layout(constant_id = 8) const int KX = 1;     // the box pre-shrink factors (1: none)
 layout(constant_id = 10) const int KY = 1;

@@ -115,14 +115,6 @@ static int64_t floor_div(int64_t a, int64_t b)
     return a % b != 0 && a < 0 ? q - 1 : q;
 }
 
-/* The weight table of one axis, n_in -> n_out: starts[i] and T weights per
- * output (zeros past its taps), as floats, normalized in double. *reach: the
- * most input positions a run of `tile` consecutive outputs reaches. Where the
- * definition has exact boundaries (nearest's floor((i + 0.5) s), box's
- * [-0.5, 0.5)) they are decided in integers: 2 n_out (j - c) = 2 j n_out -
- * (2 i + 1) n_in + n_out exactly, where the double c and s can land on either
- * side (box 257 -> 18 has a tap at exactly t = 0.5, nearest 30 -> 11 a j of
- * exactly 15). */
 #define STRIP_MAX_TAPS 24 /* the strip pass's weights (specialization constants WX0.., WY0..) */
 
 /* A uniform table (integer factors): every output has the same weights and
@@ -154,8 +146,32 @@ static void find_uniform(const float *w, const int32_t *st, int n_out, int T, ax
     memcpy(u->w, w + lo, (size_t)u->taps * sizeof *w);
 }
 
-static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, VkDeviceAddress *wts,
-                      VkDeviceAddress *starts, uint32_t *taps, int *reach, axis_uniform *uni)
+/* An axis's table on the host (axis_build), then on the device (axis_upload)
+ * where a path reads it: the strip pass takes its weights as constants. */
+typedef struct axis_tab {
+    float *w;    /* n_out x T */
+    int32_t *st; /* n_out */
+    int n_out, T, reach;
+    axis_uniform u;
+} axis_tab;
+
+static void axis_free(axis_tab *t)
+{
+    free(t->w);
+    free(t->st);
+    t->w = NULL;
+    t->st = NULL;
+}
+
+/* The weight table of one axis, n_in -> n_out: starts[i] and T weights per
+ * output (zeros past its taps), as floats, normalized in double. *reach: the
+ * most input positions a run of `tile` consecutive outputs reaches. Where the
+ * definition has exact boundaries (nearest's floor((i + 0.5) s), box's
+ * [-0.5, 0.5)) they are decided in integers: 2 n_out (j - c) = 2 j n_out -
+ * (2 i + 1) n_in + n_out exactly, where the double c and s can land on either
+ * side (box 257 -> 18 has a tap at exactly t = 0.5, nearest 30 -> 11 a j of
+ * exactly 15). */
+static int axis_build(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, axis_tab *tab)
 {
     double s = (double)n_in / n_out, fs = s > 1 ? s : 1, a = support(f) * fs;
     int T = f == VKI_FILTER_NEAREST ? 1 : (int)ceil(2 * a) + 1;
@@ -163,10 +179,11 @@ static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, V
     float *w = calloc(nw, sizeof *w);
     int32_t *st = malloc((size_t)n_out * sizeof *st);
     double *d = malloc((size_t)T * sizeof *d);
-    int rc = 0;
+    *tab = (axis_tab){ .w = w, .st = st, .n_out = n_out, .T = T };
     if (!w || !st || !d) {
-        rc = vki_fail(r->e, VKIMG_E_RUNTIME, "resize: out of memory for the weights (%d taps x %d)", T, n_out);
-        goto done;
+        free(d);
+        axis_free(tab);
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "resize: out of memory for the weights (%d taps x %d)", T, n_out);
     }
     const int64_t ni = n_in, no = n_out;
     for (int i = 0; i < n_out; i++) {
@@ -194,22 +211,20 @@ static int axis_table(vki_rec *r, vki_filter f, int n_in, int n_out, int tile, V
         for (int t = 0; t < n; t++)
             w[(size_t)i * T + t] = (float)(d[t] / sum);
     }
-    *taps = (uint32_t)T;
-    *reach = 0;
     for (int i = 0; i < n_out; i += tile) {
         int last = i + tile - 1 < n_out ? i + tile - 1 : n_out - 1;
-        if (st[last] + T - st[i] > *reach)
-            *reach = st[last] + T - st[i];
+        if (st[last] + T - st[i] > tab->reach)
+            tab->reach = st[last] + T - st[i];
     }
-    find_uniform(w, st, n_out, T, uni);
-    if ((rc = vki_rec_const(r, w, nw * sizeof *w, "resize weights", wts)))
-        goto done;
-    rc = vki_rec_const(r, st, (size_t)n_out * sizeof *st, "resize positions", starts);
-done:
-    free(w);
-    free(st);
+    find_uniform(w, st, n_out, T, &tab->u);
     free(d);
-    return rc;
+    return 0;
+}
+
+static int axis_upload(vki_rec *r, const axis_tab *t, VkDeviceAddress *wts, VkDeviceAddress *starts)
+{
+    int rc = vki_rec_const(r, t->w, (size_t)t->n_out * (size_t)t->T * sizeof *t->w, "resize weights", wts);
+    return rc ? rc : vki_rec_const(r, t->st, (size_t)t->n_out * sizeof *t->st, "resize positions", starts);
 }
 
 typedef struct resize_push {
@@ -333,16 +348,17 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     p->pref = 2 * nw + p->u * p->g * c <= STRIP_MAX_REGS && vki_env_long("VKIMG_RESIZE_STRIP_PREF", 1, 0, 1);
     if (p->ty > STRIP_MAX_TAPS || nw + p->u * p->g * c > STRIP_MAX_REGS)
         return false;
+    const uint32_t max_nt = gpu->lim.max_wg_invocations < gpu->lim.max_wg_size[0] ? gpu->lim.max_wg_invocations
+                                                                                 : gpu->lim.max_wg_size[0];
     unsigned nt = 0, rows = 0;
     const char *ev = getenv("VKIMG_RESIZE_STRIP");
-    if (ev && sscanf(ev, "%ux%u", &nt, &rows) == 2 && nt >= 32 && nt <= gpu->lim.max_wg_invocations &&
-        nt <= gpu->lim.max_wg_size[0])
+    const bool shaped = ev && sscanf(ev, "%ux%u", &nt, &rows) == 2 && nt >= 32 && nt <= max_nt;
+    if (shaped)
         p->nt = (int)nt;
     else
         rows = 0;
-    if ((uint32_t)p->nt > gpu->lim.max_wg_invocations || (uint32_t)p->nt > gpu->lim.max_wg_size[0])
-        p->nt = (int)(gpu->lim.max_wg_invocations < gpu->lim.max_wg_size[0] ? gpu->lim.max_wg_invocations
-                                                                           : gpu->lim.max_wg_size[0]);
+    if ((uint32_t)p->nt > max_nt)
+        p->nt = (int)max_nt;
     p->ow = (p->nt * p->g - (p->q4 - 1) - ux->taps) / ux->step + 1;
     const uint64_t shared = 2ull * (uint64_t)p->nt * (uint64_t)p->g * 16;
     if (p->ow < 1 || shared > gpu->lim.max_shared)
@@ -354,15 +370,21 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     p->rows = ((int)rows + p->u - 1) / p->u * p->u;
     if (p->rows < p->u)
         p->rows = p->u;
-    if (p->rows > 6 * p->u && !ev)
+    if (p->rows > 6 * p->u && !shaped)
         p->rows = 6 * p->u;
     return true;
 }
 
 static int record_strip(vki_rec *r, const vki_step *s, const strip_plan *p, int pw, int ph)
 {
-    static const char *const wx[STRIP_MAX_TAPS] = { "WX0", "WX1", "WX2", "WX3", "WX4", "WX5", "WX6", "WX7", "WX8", "WX9", "WX10", "WX11", "WX12", "WX13", "WX14", "WX15", "WX16", "WX17", "WX18", "WX19", "WX20", "WX21", "WX22", "WX23" };
-    static const char *const wy[STRIP_MAX_TAPS] = { "WY0", "WY1", "WY2", "WY3", "WY4", "WY5", "WY6", "WY7", "WY8", "WY9", "WY10", "WY11", "WY12", "WY13", "WY14", "WY15", "WY16", "WY17", "WY18", "WY19", "WY20", "WY21", "WY22", "WY23" };
+    static const char *const wx[STRIP_MAX_TAPS] = {
+        "WX0", "WX1", "WX2", "WX3", "WX4", "WX5", "WX6", "WX7", "WX8", "WX9", "WX10", "WX11",
+        "WX12", "WX13", "WX14", "WX15", "WX16", "WX17", "WX18", "WX19", "WX20", "WX21", "WX22", "WX23",
+    };
+    static const char *const wy[STRIP_MAX_TAPS] = {
+        "WY0", "WY1", "WY2", "WY3", "WY4", "WY5", "WY6", "WY7", "WY8", "WY9", "WY10", "WY11",
+        "WY12", "WY13", "WY14", "WY15", "WY16", "WY17", "WY18", "WY19", "WY20", "WY21", "WY22", "WY23",
+    };
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, (uint32_t)p->nt, 1, 1);
     vki_spec_named(&spec, "KX", (uint32_t)p->kx);
@@ -397,7 +419,6 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     }
     VkDeviceAddress src = s->in, pre = 0, tmp, wx, sx, wy, sy;
     bool shrunk = false;
-    uint32_t tx = 0, ty = 0;
     int kx = rs->fast && rs->filter != VKI_FILTER_NEAREST ? vki_preshrink_factor((double)w / ow) : 1;
     int ky = rs->fast && rs->filter != VKI_FILTER_NEAREST ? vki_preshrink_factor((double)h / oh) : 1;
     int pw = (w + kx - 1) / kx, ph = (h + ky - 1) / ky; /* the pre-shrunk size (w x h without one) */
@@ -410,22 +431,34 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
                        !(tev && !strcmp(tev, "f32"));
     const size_t tmp_sample = tmp16 ? 2 : 4;
     resize_path path = pick_path(r->gpu);
-    int reach_x = 0, reach_y = 0, reach_rows = 0;
-    /* the tables are over the pre-shrunk grid */
-    axis_uniform ux, uy;
-    if ((rc = axis_table(r, rs->filter, pw, ow, FUSED_TW, &wx, &sx, &tx, &reach_x, &ux)) ||
-        (rc = axis_table(r, rs->filter, ph, oh, FUSED_TH, &wy, &sy, &ty, &reach_y, &uy)))
-        return rc;
+    int reach_rows = 0;
+    /* the tables are over the pre-shrunk grid; on the device only where a path
+     * reads them (not the strip pass) */
+    axis_tab ax = { 0 }, ay = { 0 };
+    if ((rc = axis_build(r, rs->filter, pw, ow, FUSED_TW, &ax)) ||
+        (rc = axis_build(r, rs->filter, ph, oh, FUSED_TH, &ay)))
+        goto tables;
     if (path == PATH_STRIP) {
         /* not for mipmaps' levels (f32_between: the same bytes as its fused pass,
          * which sums horizontally first) */
         strip_plan sp;
-        if (!rs->f32_between && strip_fits(r->gpu, s, rs, kx, ky, &ux, &uy, &sp))
-            return record_strip(r, s, &sp, pw, ph);
+        if (!rs->f32_between && strip_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &sp)) {
+            rc = record_strip(r, s, &sp, pw, ph);
+            goto tables;
+        }
         path = r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PATH_PASSES : PATH_ROWS;
     }
+    rc = axis_upload(r, &ax, &wx, &sx);
+    rc = rc ? rc : axis_upload(r, &ay, &wy, &sy);
+tables:
+    axis_free(&ax);
+    axis_free(&ay);
+    if (rc || path == PATH_STRIP) /* (still PATH_STRIP: the strip pass was recorded) */
+        return rc;
+    const uint32_t tx = (uint32_t)ax.T, ty = (uint32_t)ay.T;
+    const int reach_y = ay.reach;
     if (path == PATH_ROWS) {
-        /* the reach of ROWS_TW outputs (axis_table's is for FUSED_TW) */
+        /* the reach of ROWS_TW outputs (axis_build's is for FUSED_TW) */
         double sc = (double)pw / ow;
         reach_rows = (int)ceil(ROWS_TW * sc) + (int)tx + 2;
         if (!fits_shared(r->gpu, (uint64_t)reach_rows * (uint64_t)c))

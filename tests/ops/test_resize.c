@@ -394,7 +394,7 @@ static void test_strip(vkimg_ctx *ctx)
         { 132, 68, 3, "33x17!", RF_LANCZOS3, true, NULL },     /* 4x, RGB: 2 columns an invocation */
         { 132, 68, 4, "33x17!", RF_LANCZOS3, true, NULL },     /* RGBA: alpha premultiplied in integers */
         { 132, 68, 2, "33x17!", RF_MITCHELL, true, NULL },     /* gray + alpha */
-        { 132, 68, 1, "33x17!", RF_CATROM, true, NULL },       /* gray: 8 columns an invocation */
+        { 132, 68, 1, "33x17!", RF_CATROM, true, NULL },       /* gray: 6 columns an invocation */
         { 64, 48, 4, "32x24!", RF_LANCZOS3, false, NULL },     /* 2x, no pre-shrink: 12 taps */
         { 96, 40, 4, "24x10!", RF_LANCZOS3, false, NULL },     /* 4x exact: 24 taps, step 4 */
         { 256, 64, 4, "32x8!", RF_LANCZOS2, true, NULL },      /* 8x: k = 4 */
