@@ -1,5 +1,6 @@
 // Integer levels and per-channel 256-bin histograms (threshold, equalize).
-// Needs: pc.src, pc.w, pc.h, pc.hist (uvec2) and LEVELS (spec constant).
+// Needs: pc.src, pc.w, pc.h, pc.hist (uvec2), LEVELS (spec constant) and
+// runs.glsl (RUNS > 0: the histogram of this invocation's 8-bit chunks).
 
 
 // Integer level of sample i: raw u8/u16, else the float quantized to LEVELS.
@@ -12,7 +13,11 @@ uint level(uint i)
 
 uint bin(uint q) { return LEVELS == 255u ? q : q >> 8; }
 
-shared uint lhist[1024];
+// Histograms in shared memory: one (atomics), or with RUNS one for each
+// invocation (HCOPIES, the workgroup's size) counted with plain increments: on a
+// CPU device every shared atomic is a locked instruction a lane.
+layout(constant_id = 16) const int HCOPIES = 1;
+shared uint lhist[1024 * HCOPIES];
 
 // Grid-stride over all pixels (1D dispatch, folded: group_linear()): each
 // workgroup counts many pixels into shared memory, then adds its non-empty bins
@@ -20,9 +25,33 @@ shared uint lhist[1024];
 void histogram_pass()
 {
     uint t = gl_LocalInvocationIndex, n = gl_WorkGroupSize.x * gl_WorkGroupSize.y;
-    for (uint i = t; i < 1024u; i += n) lhist[i] = 0u;
+    for (uint i = t; i < 1024u * uint(HCOPIES); i += n) lhist[i] = 0u;
     barrier();
     uint npx = pc.w * pc.h, stride = n * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    if (RUNS > 0) { // this invocation's chunks into its own histogram (t < HCOPIES)
+        uint total = npx * uint(IN_C), k0 = run_first(), me = t * 1024u;
+        for (uint k = k0; k < k0 + uint(RUNS) && k * 48u < total; k++) {
+            if (k * 48u + 48u > total) {
+                for (uint i = k * 48u; i < total; i++)
+                    if (int(i % uint(IN_C)) < COLOUR)
+                        lhist[me + (i % uint(IN_C)) * 256u + bin(level(i))] += 1u;
+                break;
+            }
+            uint w[12];
+            run_load(pc.src, k, w);
+            [[unroll]] for (int j = 0; j < 48; j++)
+                if (j % IN_C < COLOUR)
+                    lhist[me + uint((j % IN_C) * 256) + bin(run_byte(w, j))] += 1u;
+        }
+        barrier();
+        for (uint i = t; i < uint(COLOUR) * 256u; i += n) {
+            uint sum = 0u;
+            for (int h = 0; h < HCOPIES; h++)
+                sum += lhist[uint(h) * 1024u + i];
+            if (sum != 0u) atomicAdd(U32Buf(pc.hist).v[i], sum);
+        }
+        return;
+    }
     for (uint p = group_linear() * n + t; p < npx; p += stride)
         for (int c = 0; c < COLOUR; c++)
             atomicAdd(lhist[c * 256 + int(bin(level(p * uint(IN_C) + uint(c))))], 1u);

@@ -3,10 +3,12 @@
 // device: PASS 0 histogram (levels.glsl), PASS 1 one workgroup turns it into a
 // lookup table from the CDF, PASS 2 applies it.
 //   out = round((cdf(b) - cdf_min) * 255 / (N - cdf_min)), integer arithmetic;
-// a constant channel (N == cdf_min) is left unchanged.
+// a constant channel (N == cdf_min) is left unchanged. RUNS > 0: the CPU shape
+// of the histogram and of the lookups (runs.glsl).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "common.glsl"
+#include "runs.glsl"
 
 layout(constant_id = 8) const int PASS = 2;
 layout(constant_id = 9) const uint LEVELS = 255u;
@@ -35,8 +37,22 @@ void lut()
     }
 }
 
+vec4 run_px(uvec4 b)
+{
+    vec4 o = run_norm(b);
+    [[unroll]] for (int c = 0; c < COLOUR; c++) {
+        uint v = U32Buf(pc.hist).v[1024 + c * 256 + int(bin(b[c]))];
+        if (v != ~0u) o[c] = float(v) / 255.0;
+    }
+    return o;
+}
+
 void apply()
 {
+    if (RUNS > 0) {
+        run_map(pc.src, pc.dst, pc.w * pc.h);
+        return;
+    }
     uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
     if (x >= pc.w || y >= pc.h) return;
     uint p = y * pc.w + x;

@@ -5,8 +5,12 @@
 // three 32-bit words holding pixels 4q..4q+3 (no byte loads) and, for 8-bit gray
 // output, writes one word with the four gray bytes. exec pads the input buffer
 // to a multiple of 12 bytes and the output to a multiple of 4.
+//
+// RUNS > 0 is the CPU shape (runs.glsl): 8-bit output from the same exact
+// integer luma as the packed path, f32 output from the float weights.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "runs.glsl"
 
 layout(constant_id = 8) const int PACKED = 0;
 
@@ -23,8 +27,22 @@ uint gray8(uint r, uint g, uint b)
     return (pc.iwr * r + pc.iwg * g + pc.iwb * b + 5000u) / 10000u;
 }
 
+vec4 run_px(uvec4 b)
+{
+    vec4 v = run_norm(b);
+    if (IN_C < 3)
+        return v; // already gray (+ alpha)
+    if (OUT_FMT == FMT_U8)
+        return vec4(u2f(gray8(b.x, b.y, b.z)) * (1.0 / 255.0), v.w, 0.0, 0.0);
+    return vec4(pc.wr * v.x + pc.wg * v.y + pc.wb * v.z, v.w, 0.0, 0.0);
+}
+
 void main()
 {
+    if (RUNS > 0) {
+        run_map(pc.src, pc.dst, pc.npx);
+        return;
+    }
     uint q = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (PACKED != 0) {
         if (q * 4u >= pc.npx)

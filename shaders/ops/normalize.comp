@@ -4,10 +4,12 @@
 // (subgroup operations, then shared memory) and merges them with one global
 // atomic per workgroup on order-preserving integer keys; PASS 1 applies
 // (x - min) / (max - min). LINK uses one min/max over all colour channels.
-// A constant channel (max == min) is left unchanged.
+// A constant channel (max == min) is left unchanged. RUNS > 0: the CPU shape of
+// both passes (runs.glsl; the extremes of 8-bit chunks as bytes).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "common.glsl"
+#include "runs.glsl"
 
 layout(constant_id = 8) const int PASS = 1;
 layout(constant_id = 9) const int LINK = 0;
@@ -29,12 +31,47 @@ void extremes()
 {
     uint t = gl_LocalInvocationID.x, n = gl_WorkGroupSize.x;
     uint lo[4] = { ~0u, ~0u, ~0u, ~0u }, hi[4] = { 0u, 0u, 0u, 0u };
-    // grid-stride: several pixels per invocation
-    for (uint p = group_linear() * n + t; p < pc.npx; p += n * gl_NumWorkGroups.x * gl_NumWorkGroups.y) {
-        for (int c = 0; c < COLOUR; c++) {
-            uint k = key(load_sample(pc.src, IN_FMT, p * uint(IN_C) + uint(c)));
-            lo[c] = min(lo[c], k);
-            hi[c] = max(hi[c], k);
+    if (RUNS > 0) {
+        // this invocation's chunks: the extremes as bytes, made keys at the end
+        uint blo[4] = { 255u, 255u, 255u, 255u }, bhi[4] = { 0u, 0u, 0u, 0u };
+        uint total = pc.npx * uint(IN_C), k0 = run_first();
+        bool any = false;
+        for (uint k = k0; k < k0 + uint(RUNS) && k * 48u < total; k++) {
+            any = true;
+            if (k * 48u + 48u > total) {
+                for (uint p = k * uint(RUN_PX); p < pc.npx; p++) {
+                    uvec4 b = run_pixel_at(pc.src, p);
+                    [[unroll]] for (int c = 0; c < COLOUR; c++) {
+                        blo[c] = min(blo[c], b[c]);
+                        bhi[c] = max(bhi[c], b[c]);
+                    }
+                }
+                break;
+            }
+            uint w[12];
+            run_load(pc.src, k, w);
+            [[unroll]] for (int j = 0; j < 48; j++) {
+                int c = j % IN_C;
+                if (c < COLOUR) {
+                    uint b = run_byte(w, j);
+                    blo[c] = min(blo[c], b);
+                    bhi[c] = max(bhi[c], b);
+                }
+            }
+        }
+        if (any)
+            [[unroll]] for (int c = 0; c < COLOUR; c++) {
+                lo[c] = key(u2f(blo[c]) * (1.0 / 255.0));
+                hi[c] = key(u2f(bhi[c]) * (1.0 / 255.0));
+            }
+    } else {
+        // grid-stride: several pixels per invocation
+        for (uint p = group_linear() * n + t; p < pc.npx; p += n * gl_NumWorkGroups.x * gl_NumWorkGroups.y) {
+            for (int c = 0; c < COLOUR; c++) {
+                uint k = key(load_sample(pc.src, IN_FMT, p * uint(IN_C) + uint(c)));
+                lo[c] = min(lo[c], k);
+                hi[c] = max(hi[c], k);
+            }
         }
     }
     for (int c = 0; c < COLOUR; c++) {
@@ -63,17 +100,39 @@ void extremes()
         }
 }
 
+// The extremes of colour channel c as values.
+vec2 range(int c)
+{
+    int dc = LINK != 0 ? 0 : c;
+    return vec2(unkey(U32Buf(pc.ext).v[dc]), unkey(U32Buf(pc.ext).v[4 + dc]));
+}
+
+vec2 run_r[4];
+
+vec4 run_px(uvec4 b)
+{
+    vec4 v = run_norm(b);
+    [[unroll]] for (int c = 0; c < COLOUR; c++)
+        if (run_r[c].y > run_r[c].x) v[c] = (v[c] - run_r[c].x) / (run_r[c].y - run_r[c].x);
+    return v;
+}
+
 void apply()
 {
+    if (RUNS > 0) {
+        [[unroll]] for (int c = 0; c < COLOUR; c++)
+            run_r[c] = range(c);
+        run_map(pc.src, pc.dst, pc.npx);
+        return;
+    }
     uint p = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (p >= pc.npx) return;
     for (int c = 0; c < IN_C; c++) {
         uint i = p * uint(IN_C) + uint(c);
         float v = load_sample(pc.src, IN_FMT, i);
         if (c < COLOUR) {
-            int dc = LINK != 0 ? 0 : c;
-            float lo = unkey(U32Buf(pc.ext).v[dc]), hi = unkey(U32Buf(pc.ext).v[4 + dc]);
-            if (hi > lo) v = (v - lo) / (hi - lo);
+            vec2 r = range(c);
+            if (r.y > r.x) v = (v - r.x) / (r.y - r.x);
         }
         store_sample(pc.dst, OUT_FMT, p * uint(OUT_C) + uint(c), v);
     }

@@ -8,9 +8,11 @@
 //                    atomics per workgroup, then one global add per bin), PASS 1
 //                    (one workgroup) picks Otsu's threshold per channel in double,
 //                    PASS 2 applies it on the device: no host round trip.
+// RUNS > 0: the CPU shape (runs.glsl) of the histogram and of modes 0 and 2.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "common.glsl"
+#include "runs.glsl"
 
 layout(constant_id = 8) const int MODE = 0;
 layout(constant_id = 9) const int PASS = 2;
@@ -63,8 +65,25 @@ void otsu()
     h.v[1024 + c] = thr;
 }
 
+uint run_t[4];
+
+vec4 run_px(uvec4 b)
+{
+    vec4 o = run_norm(b);
+    [[unroll]] for (int c = 0; c < COLOUR; c++)
+        o[c] = (MODE == 0 ? b[c] > pc.t : bin(b[c]) > run_t[c]) ? 1.0 : 0.0;
+    return o;
+}
+
 void apply()
 {
+    if (RUNS > 0 && MODE != 1) {
+        if (MODE == 2)
+            [[unroll]] for (int c = 0; c < COLOUR; c++)
+                run_t[c] = U32Buf(pc.hist).v[1024 + c];
+        run_map(pc.src, pc.dst, pc.w * pc.h);
+        return;
+    }
     uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
     if (x >= pc.w || y >= pc.h) return;
     uint p = y * pc.w + x;

@@ -54,6 +54,14 @@ uint32_t vki_wg_1d(const vki_gpu *g);
  * doing about per_inv items, at most `cap` workgroups. */
 uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64_t cap);
 
+/* The CPU shape of a point op (shaders/lib/runs.glsl): chunks of 48 8-bit samples
+ * an invocation, or 0 for the per-pixel shape. Chosen on CPU devices (lavapipe);
+ * VKIMG_RUNS=N (0..64) overrides (tests, benchmarks). Needs 8-bit input, 8-bit or
+ * f32 output and 8-byte aligned buffers: 0 otherwise. */
+uint32_t vki_runs(const vki_gpu *g, const struct vki_step *s);
+/* Workgroups of wg invocations that take `runs` chunks each of the step's input. */
+uint64_t vki_runs_groups(const struct vki_step *s, uint32_t runs, uint32_t wg);
+
 /* Push-constant address type shared with GLSL (uvec2 lo, hi). */
 typedef struct vki_addr { uint32_t lo, hi; } vki_addr;
 static inline vki_addr vki_addr_of(VkDeviceAddress a) { vki_addr r = { (uint32_t)a, (uint32_t)(a >> 32) }; return r; }
@@ -149,7 +157,9 @@ void vki_step_spec(const vki_step *s, vki_spec *spec, uint32_t lx, uint32_t ly, 
 /* Records a per-pixel op: one invocation per pixel of a 1D dispatch, with the
  * push constants the shader declares as `PIXEL_PUSH` (common.glsl: src, dst,
  * npx) followed by `params` (params_size bytes of 4-byte scalars, at most 64).
- * spec may carry the op's own named constants (NULL: none). */
+ * spec may carry the op's own named constants (NULL: none). The shader includes
+ * runs.glsl and maps pixels with run_map where RUNS > 0 (vki_runs: CPU devices;
+ * the dispatch is then named NAME-runs). */
 int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32_t *spv, size_t spv_size,
                    const vki_spec *spec, const void *params, uint32_t params_size);
 

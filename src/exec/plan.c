@@ -33,11 +33,14 @@ int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32
     if (params_size)
         memcpy(pc.params, params, params_size);
     vki_spec sp = spec ? *spec : (vki_spec){ 0 };
-    uint32_t wg = vki_wg_1d(r->gpu);
+    uint32_t wg = vki_wg_1d(r->gpu), runs = vki_runs(r->gpu, s);
     vki_step_spec(s, &sp, wg, 1, 1);
-    uint64_t groups = ((uint64_t)s->w * s->h + wg - 1) / wg;
-    return vki_rec_dispatch_1d(r, name, spv, spv_size, &sp, &pc, (uint32_t)offsetof(struct pixels_push, params) + params_size,
-                               groups);
+    vki_spec_named(&sp, "RUNS", runs);
+    char runs_name[64];
+    snprintf(runs_name, sizeof runs_name, "%s-runs", name);
+    uint64_t groups = runs ? vki_runs_groups(s, runs, wg) : ((uint64_t)s->w * s->h + wg - 1) / wg;
+    return vki_rec_dispatch_1d(r, runs ? runs_name : name, spv, spv_size, &sp, &pc,
+                               (uint32_t)offsetof(struct pixels_push, params) + params_size, groups);
 }
 
 int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,

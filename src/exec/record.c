@@ -23,6 +23,23 @@ uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64
     return g < 1 ? 1 : g > cap ? cap : g;
 }
 
+#define VKI_RUNS_CPU 16 /* chunks an invocation on CPU devices */
+
+uint32_t vki_runs(const vki_gpu *g, const vki_step *s)
+{
+    if (s->in_fmt != VKIMG_U8 || (s->out_fmt != VKIMG_U8 && s->out_fmt != VKIMG_F32) || s->in % 8 || s->out % 8)
+        return 0;
+    long def = g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? VKI_RUNS_CPU : 0;
+    return (uint32_t)vki_env_long("VKIMG_RUNS", def, 0, 64);
+}
+
+uint64_t vki_runs_groups(const vki_step *s, uint32_t runs, uint32_t wg)
+{
+    uint64_t chunks = ((uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c + 47) / 48;
+    uint64_t per_group = (uint64_t)runs * wg;
+    return (chunks + per_group - 1) / per_group;
+}
+
 int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
                      const void *push, uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz)
 {

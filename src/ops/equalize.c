@@ -1,6 +1,6 @@
 /* equalize: histogram equalization per colour channel, histogram and lookup
  * table built on the device (no host round trip). */
-#include "exec/exec.h"
+#include "ops/hist.h"
 #include "core/util.h"
 #include "spv/equalize.spv.h"
 
@@ -16,18 +16,24 @@ static int record_equalize(vki_rec *r, const vki_step *s)
         uint32_t w, h;
     } pc = { vki_addr_of(s->in), vki_addr_of(s->out), vki_addr_of(hist), (uint32_t)s->w, (uint32_t)s->h };
     vki_spec spec = { 0 };
+    const uint32_t runs = vki_runs(r->gpu, s);
     vki_step_spec(s, &spec, 16, 16, 1);
     vki_spec_named(&spec, "LEVELS", s->levels);
+    vki_spec_named(&spec, "RUNS", runs);
     uint32_t gx = ((uint32_t)s->w + 15) / 16, gy = ((uint32_t)s->h + 15) / 16;
-    static const char *const names[] = { "equalize-hist", "equalize-lut", "equalize" };
+    static const char *const names[2][3] = { { "equalize-hist", "equalize-lut", "equalize" },
+                                              { "equalize-hist-runs", "equalize-lut", "equalize-runs" } };
     for (uint32_t pass = 0; pass < 3; pass++) {
         vki_spec_named(&spec, "PASS", pass);
+        const char *name = names[runs != 0][pass];
         if (pass == 0)
-            rc = vki_rec_dispatch_1d(r, names[pass], VKI_SPV(equalize), &spec, &pc, sizeof pc,
-                                     vki_stride_groups((uint64_t)s->w * s->h, 256, 16, 4096));
+            rc = vki_rec_histogram(r, s, runs, names[0][0], names[1][0], VKI_SPV(equalize), &spec, &pc, sizeof pc);
+        else if (pass == 1)
+            rc = vki_rec_dispatch(r, name, VKI_SPV(equalize), &spec, &pc, sizeof pc, 1, 1, 1);
+        else if (runs) /* over the chunks, 256 invocations a workgroup */
+            rc = vki_rec_dispatch_1d(r, name, VKI_SPV(equalize), &spec, &pc, sizeof pc, vki_runs_groups(s, runs, 256));
         else
-            rc = vki_rec_dispatch(r, names[pass], VKI_SPV(equalize), &spec, &pc, sizeof pc,
-                                  pass == 1 ? 1 : gx, pass == 1 ? 1 : gy, 1);
+            rc = vki_rec_dispatch(r, name, VKI_SPV(equalize), &spec, &pc, sizeof pc, gx, gy, 1);
         if (rc)
             return rc;
     }

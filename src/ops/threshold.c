@@ -1,6 +1,7 @@
 /* threshold: binary image (0 or max) per colour channel, alpha kept: a fixed
  * value, Bradley's adaptive local mean (summed-area table), or Otsu (histogram
  * reduction + threshold choice on the device). Exact integer comparisons. */
+#include "ops/hist.h"
 #include "ops/sat.h"
 #include "core/util.h"
 #include "spv/threshold.spv.h"
@@ -49,21 +50,27 @@ static int record_threshold(vki_rec *r, const vki_step *s)
     } pc = { vki_addr_of(s->in), vki_addr_of(s->out), vki_addr_of(sat), vki_addr_of(hist), (uint32_t)s->w, (uint32_t)s->h,
              radius, (uint32_t)floor(s->args->v[O_VALUE] * s->levels), (uint32_t)s->args->v[O_OFFSET] };
     vki_spec spec = { 0 };
+    /* the CPU shape for the value and Otsu modes (adaptive reads its windows' sums) */
+    const uint32_t runs = mode == MODE_ADAPTIVE ? 0 : vki_runs(r->gpu, s);
     vki_step_spec(s, &spec, 16, 16, 1);
+    vki_spec_named(&spec, "RUNS", runs);
     vki_spec_named(&spec, "MODE", (uint32_t)mode);
     vki_spec_named(&spec, "WIDE", wide);
     vki_spec_named(&spec, "LEVELS", s->levels);
     uint32_t gx = ((uint32_t)s->w + 15) / 16, gy = ((uint32_t)s->h + 15) / 16;
     if (mode == MODE_OTSU) {
         vki_spec_named(&spec, "PASS", 0);
-        uint64_t groups = vki_stride_groups((uint64_t)s->w * s->h, 256, 16, 4096);
-        if ((rc = vki_rec_dispatch_1d(r, "threshold-hist", VKI_SPV(threshold), &spec, &pc, sizeof pc, groups)))
+        if ((rc = vki_rec_histogram(r, s, runs, "threshold-hist", "threshold-hist-runs", VKI_SPV(threshold), &spec, &pc,
+                                    sizeof pc)))
             return rc;
         vki_spec_named(&spec, "PASS", 1);
         if ((rc = vki_rec_dispatch(r, "threshold-otsu", VKI_SPV(threshold), &spec, &pc, sizeof pc, 1, 1, 1)))
             return rc;
     }
     vki_spec_named(&spec, "PASS", 2);
+    if (runs)
+        return vki_rec_dispatch_1d(r, "threshold-runs", VKI_SPV(threshold), &spec, &pc, sizeof pc,
+                                   vki_runs_groups(s, runs, 256));
     return vki_rec_dispatch(r, "threshold", VKI_SPV(threshold), &spec, &pc, sizeof pc, gx, gy, 1);
 }
 

@@ -42,6 +42,37 @@ void *gh_calloc(size_t n, size_t size)
     return p;
 }
 
+static int shapes_runs, shapes_named;
+static const char *shapes_kernel;
+
+static void shapes_tap(vkimg_log_level lvl, const char *msg)
+{
+    (void)lvl;
+    if (strncmp(msg, "dispatch ", 9))
+        return;
+    const char *name = msg + 9, *end = strchr(name, ' ');
+    size_t n = end ? (size_t)(end - name) : strlen(name);
+    shapes_runs += n > 5 && !strncmp(name + n - 5, "-runs", 5);
+    shapes_named += n == strlen(shapes_kernel) && !strncmp(name, shapes_kernel, n);
+}
+
+void gh_shapes(vkimg_ctx *ctx, void (*fn)(vkimg_ctx *ctx), const char *runs_kernel)
+{
+    void (*saved)(vkimg_log_level, const char *) = gh_log_tap;
+    gh_log_tap = shapes_tap;
+    shapes_kernel = runs_kernel;
+    shapes_runs = shapes_named = 0;
+    setenv("VKIMG_RUNS", "0", 1);
+    fn(ctx);
+    CHECK(shapes_runs == 0, "VKIMG_RUNS=0: %d dispatches of a *-runs kernel", shapes_runs);
+    shapes_runs = shapes_named = 0;
+    setenv("VKIMG_RUNS", "1", 1);
+    fn(ctx);
+    CHECK(shapes_named > 0, "VKIMG_RUNS=1: %s never ran", runs_kernel);
+    unsetenv("VKIMG_RUNS");
+    gh_log_tap = saved;
+}
+
 /* The library's log: validation warnings and errors, with the case that was
  * running (the count is asserted at the end). */
 static void log_cb(void *user, vkimg_log_level lvl, const char *msg)

@@ -23,8 +23,15 @@ static void test_copy(vkimg_ctx *ctx)
     run_rand(ctx, G_COPY, "copy", s, 1, 1920, 1080, 1, VKIMG_F32, FMT_F32, -1);
 }
 
+/* the per-pixel shape and the CPU shape (runs) wherever the tests run: the
+ * same cases again with each (gpu_harness.h gh_shapes) */
+static void test_copy_shapes(vkimg_ctx *ctx)
+{
+    gh_shapes(ctx, test_copy, "copy-runs");
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "copy", test_copy } };
-    return gh_main("test_copy", suites, 1);
+    static const gh_suite suites[] = { { "copy", test_copy }, { "shapes", test_copy_shapes } };
+    return gh_main("test_copy", suites, 2);
 }

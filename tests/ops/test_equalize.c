@@ -59,9 +59,16 @@ static void test_equalize(vkimg_ctx *ctx)
     }
 }
 
+/* the per-pixel shape and the CPU shape (runs) wherever the tests run: the
+ * same cases again with each (gpu_harness.h gh_shapes) */
+static void test_equalize_shapes(vkimg_ctx *ctx)
+{
+    gh_shapes(ctx, test_equalize, "equalize-hist-runs");
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "equalize", test_equalize } };
+    static const gh_suite suites[] = { { "equalize", test_equalize }, { "shapes", test_equalize_shapes } };
     lv_seed = 0x67839ac123d4e73ull; /* any seed; this one gives the images of the former test_ops_sat.c */
-    return gh_main("test_equalize", suites, 1);
+    return gh_main("test_equalize", suites, 2);
 }

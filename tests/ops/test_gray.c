@@ -43,9 +43,16 @@ static void test_gray(vkimg_ctx *ctx)
     run_rand(ctx, G_GRAY, txt[1], s[1], 1, 1920, 1080, 4, VKIMG_U8, FMT_U8, -1);
 }
 
+/* the per-pixel shape and the CPU shape (runs) wherever the tests run: the
+ * same cases again with each (gpu_harness.h gh_shapes) */
+static void test_gray_shapes(vkimg_ctx *ctx)
+{
+    gh_shapes(ctx, test_gray, "gray-runs");
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "gray", test_gray } };
+    static const gh_suite suites[] = { { "gray", test_gray }, { "shapes", test_gray_shapes } };
     run_next_seed = 45; /* any seed; this one gives the images of the former test_ops.c */
-    return gh_main("test_gray", suites, 1);
+    return gh_main("test_gray", suites, 2);
 }

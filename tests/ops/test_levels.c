@@ -83,8 +83,15 @@ static void test_levels(vkimg_ctx *ctx)
     run_rand(ctx, G_LEVELS, sets[7].text, s[7], 1, 1920, 1080, 4, VKIMG_U8, FMT_U8, -1);
 }
 
+/* the per-pixel shape and the CPU shape (runs) wherever the tests run: the
+ * same cases again with each (gpu_harness.h gh_shapes) */
+static void test_levels_shapes(vkimg_ctx *ctx)
+{
+    gh_shapes(ctx, test_levels, "levels-runs");
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "levels", test_levels } };
-    return gh_main("test_levels", suites, 1);
+    static const gh_suite suites[] = { { "levels", test_levels }, { "shapes", test_levels_shapes } };
+    return gh_main("test_levels", suites, 2);
 }

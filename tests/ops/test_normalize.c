@@ -117,9 +117,16 @@ static void test_normalize(vkimg_ctx *ctx)
     printf("  normalize before rounding: max %.4f LSB (off by 1 only at ties)\n", normalize_max_raw);
 }
 
+/* the per-pixel shape and the CPU shape (runs) wherever the tests run: the
+ * same cases again with each (gpu_harness.h gh_shapes) */
+static void test_normalize_shapes(vkimg_ctx *ctx)
+{
+    gh_shapes(ctx, test_normalize, "normalize-runs");
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "normalize", test_normalize } };
+    static const gh_suite suites[] = { { "normalize", test_normalize }, { "shapes", test_normalize_shapes } };
     lv_seed = 0x2773b80d007220a3ull; /* any seed; this one gives the images of the former test_ops_sat.c */
-    return gh_main("test_normalize", suites, 1);
+    return gh_main("test_normalize", suites, 2);
 }

@@ -150,9 +150,16 @@ static void test_threshold(vkimg_ctx *ctx)
     }
 }
 
+/* the per-pixel shape and the CPU shape (runs) wherever the tests run: the
+ * same cases again with each (gpu_harness.h gh_shapes) */
+static void test_threshold_shapes(vkimg_ctx *ctx)
+{
+    gh_shapes(ctx, test_threshold, "threshold-hist-runs");
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "threshold", test_threshold } };
+    static const gh_suite suites[] = { { "threshold", test_threshold }, { "shapes", test_threshold_shapes } };
     lv_seed = 0x25f528f4d7188a75ull; /* any seed; this one gives the images of the former test_ops_sat.c */
-    return gh_main("test_threshold", suites, 1);
+    return gh_main("test_threshold", suites, 2);
 }
