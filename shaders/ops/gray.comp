@@ -6,8 +6,9 @@
 // output, writes one word with the four gray bytes. exec pads the input buffer
 // to a multiple of 12 bytes and the output to a multiple of 4.
 //
-// RUNS > 0 is the CPU shape (runs.glsl): 8-bit output from the same exact
-// integer luma as the packed path, f32 output from the float weights.
+// RUNS > 0 is the runs shape (runs.glsl): 8-bit output from the same exact
+// integer luma as the packed path, f32 output with the arithmetic of the path
+// the channel count takes otherwise.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "runs.glsl"
@@ -34,6 +35,8 @@ vec4 run_px(uvec4 b)
         return v; // already gray (+ alpha)
     if (OUT_FMT == FMT_U8)
         return vec4(u2f(gray8(b.x, b.y, b.z)) * (1.0 / 255.0), v.w, 0.0, 0.0);
+    if (IN_C == 3) // the packed path's float arithmetic (the same bits)
+        return vec4((pc.wr * float(b.x) + pc.wg * float(b.y) + pc.wb * float(b.z)) * (1.0 / 255.0), 0.0, 0.0, 0.0);
     return vec4(pc.wr * v.x + pc.wg * v.y + pc.wb * v.z, v.w, 0.0, 0.0);
 }
 

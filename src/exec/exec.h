@@ -54,11 +54,14 @@ uint32_t vki_wg_1d(const vki_gpu *g);
  * doing about per_inv items, at most `cap` workgroups. */
 uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64_t cap);
 
-/* The CPU shape of a point op (shaders/lib/runs.glsl): chunks of 48 8-bit samples
- * an invocation, or 0 for the per-pixel shape. Chosen on CPU devices (lavapipe);
- * VKIMG_RUNS=N (0..64) overrides (tests, benchmarks). Needs 8-bit input, 8-bit or
+/* The runs shape of a point op (shaders/lib/runs.glsl): chunks of 48 8-bit samples
+ * an invocation, or 0 for the per-pixel shape. On CPU devices (lavapipe) 16; on
+ * GPUs `on_gpu`, the op's measured choice (0 where the per-pixel shape is as
+ * fast), for 8-bit outputs only.
+ * VKIMG_RUNS=N (0..64) overrides (tests, benchmarks; =gpu: the GPUs' choices on
+ * any device). Needs 8-bit input, 8-bit or
  * f32 output and 8-byte aligned buffers: 0 otherwise. */
-uint32_t vki_runs(const vki_gpu *g, const struct vki_step *s);
+uint32_t vki_runs(const vki_gpu *g, const struct vki_step *s, uint32_t on_gpu);
 /* Workgroups of wg invocations that take `runs` chunks each of the step's input. */
 uint64_t vki_runs_groups(const struct vki_step *s, uint32_t runs, uint32_t wg);
 
@@ -159,7 +162,7 @@ void vki_step_spec(const vki_step *s, vki_spec *spec, uint32_t lx, uint32_t ly, 
  * npx) followed by `params` (params_size bytes of 4-byte scalars, at most 64).
  * spec may carry the op's own named constants (NULL: none). The shader includes
  * runs.glsl and maps pixels with run_map where RUNS > 0 (vki_runs: CPU devices;
- * the dispatch is then named NAME-runs). */
+ * on GPUs for 1-2 channels; the dispatch is then named NAME-runs). */
 int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32_t *spv, size_t spv_size,
                    const vki_spec *spec, const void *params, uint32_t params_size);
 

@@ -10,6 +10,7 @@ int vki_rec_histogram(vki_rec *r, const vki_step *s, uint32_t runs, const char *
 {
     vki_spec sp = *spec;
     if (!runs) {
+        vki_spec_named(&sp, "RUNS", 0);
         vki_spec_named(&sp, "HCOPIES", 1);
         return vki_rec_dispatch_1d(r, name, spv, spv_size, &sp, push, push_size,
                                    vki_stride_groups((uint64_t)s->w * s->h, 256, 16, 4096));

@@ -9,8 +9,8 @@
  * the shader's pc.hist (zeroed): a grid-stride over the pixels into a shared
  * histogram a workgroup with atomics, or with `runs` (vki_runs: CPU devices)
  * each invocation's chunks into a histogram of its own, without atomics. spec
- * holds the step's and the op's constants (PASS set); the dispatch is named
- * name or name_runs. */
+ * holds the step's and the op's constants (PASS set; RUNS is set here); the
+ * dispatch is named name or name_runs. */
 int vki_rec_histogram(vki_rec *r, const vki_step *s, uint32_t runs, const char *name, const char *name_runs,
                       const uint32_t *spv, size_t spv_size, const vki_spec *spec, const void *push,
                       uint32_t push_size);

@@ -28,7 +28,8 @@ static int record_normalize(vki_rec *r, const vki_step *s)
         uint32_t npx;
     } pc = { vki_addr_of(s->in), vki_addr_of(s->out), vki_addr_of(ext), (uint32_t)npx };
     vki_spec spec = { 0 };
-    const uint32_t runs = vki_runs(g, s);
+    /* runs on GPUs too (H100, 8K RGB8: 0.306 -> 0.155 ms; RGBA8 0.340 -> 0.255) */
+    const uint32_t runs = vki_runs(g, s, 1);
     vki_step_spec(s, &spec, wg, 1, 1);
     vki_spec_named(&spec, "RUNS", runs);
     vki_spec_named(&spec, "LINK", s->args->v[0] != 0);

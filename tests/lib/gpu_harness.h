@@ -40,10 +40,11 @@ extern void (*gh_log_tap)(vkimg_log_level lvl, const char *msg);
 extern int gh_pipelines;
 
 /* The two shapes of the point ops (vki_runs): runs fn again with the per-pixel
- * shape (VKIMG_RUNS=0) and with the CPU shape at one chunk an invocation
- * (VKIMG_RUNS=1; the default on CPU devices is more), and asserts from the
- * "dispatch NAME" log lines that a kernel named `runs_kernel` ran in the second
- * and none named *-runs in the first. */
+ * shape (VKIMG_RUNS=0), with the runs shape at one chunk an invocation
+ * (VKIMG_RUNS=1; the default on CPU devices is more), and with the mix of both
+ * that GPUs get (VKIMG_RUNS=gpu), and asserts from the "dispatch NAME" log lines
+ * that a kernel named `runs_kernel` ran in the second and none named *-runs in
+ * the first. */
 void gh_shapes(vkimg_ctx *ctx, void (*fn)(vkimg_ctx *ctx), const char *runs_kernel);
 
 /* Monotonic seconds. */
