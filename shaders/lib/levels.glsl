@@ -19,6 +19,13 @@ uint bin(uint q) { return LEVELS == 255u ? q : q >> 8; }
 layout(constant_id = 16) const int HCOPIES = 1;
 shared uint lhist[1024 * HCOPIES];
 
+// RUNS > 0: sample b of colour channel c into this invocation's histogram
+// (gl_LocalInvocationIndex < HCOPIES)
+void run_sample(uint b, int c)
+{
+    lhist[gl_LocalInvocationIndex * 1024u + uint(c * 256) + bin(b)] += 1u;
+}
+
 // Grid-stride over all pixels (1D dispatch, folded: group_linear()): each
 // workgroup counts many pixels into shared memory, then adds its non-empty bins
 // to the global histogram with one atomic each. pc.hist must be zeroed.
@@ -28,21 +35,8 @@ void histogram_pass()
     for (uint i = t; i < 1024u * uint(HCOPIES); i += n) lhist[i] = 0u;
     barrier();
     uint npx = pc.w * pc.h, stride = n * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    if (RUNS > 0) { // this invocation's chunks into its own histogram (t < HCOPIES)
-        uint total = npx * uint(IN_C), k0 = run_first(), me = t * 1024u;
-        for (uint k = k0; k < k0 + uint(RUNS) && k * 48u < total; k++) {
-            if (k * 48u + 48u > total) {
-                for (uint i = k * 48u; i < total; i++)
-                    if (int(i % uint(IN_C)) < COLOUR)
-                        lhist[me + (i % uint(IN_C)) * 256u + bin(level(i))] += 1u;
-                break;
-            }
-            uint w[12];
-            run_load(pc.src, k, w);
-            [[unroll]] for (int j = 0; j < 48; j++)
-                if (j % IN_C < COLOUR)
-                    lhist[me + uint((j % IN_C) * 256) + bin(run_byte(w, j))] += 1u;
-        }
+    if (RUNS > 0) { // this invocation's chunks into its own histogram (run_sample)
+        run_each(pc.src, npx);
         barrier();
         for (uint i = t; i < uint(COLOUR) * 256u; i += n) {
             uint sum = 0u;

@@ -10,7 +10,9 @@
 // aligned (the host checks). Needs common.glsl; an op that maps pixels defines
 //   vec4 run_px(uvec4 b)
 // (b: the pixel's bytes in .xyzw, channels past IN_C 0; the result: the output
-// channels as normalized values) and calls run_map.
+// channels as normalized values) and calls run_map; a reduction defines
+//   void run_sample(uint b, int c)
+// (b: a byte of colour channel c) and calls run_each.
 #extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 7) const int RUNS = 0;
@@ -69,6 +71,28 @@ vec4 run_norm(uvec4 b)
 }
 
 vec4 run_px(uvec4 b);
+void run_sample(uint b, int c);
+
+// Every colour sample (not alpha) of this invocation's chunks of an npx-pixel
+// image to run_sample; false where the invocation has none.
+bool run_each(uvec2 src, uint npx)
+{
+    uint total = npx * uint(IN_C), k0 = run_first();
+    for (uint k = k0; k < k0 + uint(RUNS) && k * 48u < total; k++) {
+        if (k * 48u + 48u > total) { // the partial chunk, sample by sample
+            for (uint i = k * 48u; i < total; i++)
+                if (int(i % uint(IN_C)) < COLOUR)
+                    run_sample(uint(U8Buf(src).v[i]), int(i % uint(IN_C)));
+            break;
+        }
+        uint w[12];
+        run_load(src, k, w);
+        [[unroll]] for (int j = 0; j < 48; j++)
+            if (j % IN_C < COLOUR)
+                run_sample(run_byte(w, j), j % IN_C);
+    }
+    return k0 * 48u < total;
+}
 
 // The point op over this invocation's chunks of an npx-pixel image.
 void run_map(uvec2 src, uvec2 dst, uint npx)

@@ -27,39 +27,23 @@ float unkey(uint k) { return uintBitsToFloat((k & 0x80000000u) != 0u ? k & 0x7ff
 
 shared uint smin[4 * gl_WorkGroupSize.x], smax[4 * gl_WorkGroupSize.x];
 
+// RUNS > 0: the extremes of this invocation's chunks as bytes (run_each; vectors,
+// not arrays: an index known only at run time keeps them in registers)
+uvec4 blo = uvec4(255u), bhi = uvec4(0u);
+
+void run_sample(uint b, int c)
+{
+    blo[c] = min(blo[c], b);
+    bhi[c] = max(bhi[c], b);
+}
+
 void extremes()
 {
     uint t = gl_LocalInvocationID.x, n = gl_WorkGroupSize.x;
     uint lo[4] = { ~0u, ~0u, ~0u, ~0u }, hi[4] = { 0u, 0u, 0u, 0u };
     if (RUNS > 0) {
-        // this invocation's chunks: the extremes as bytes, made keys at the end
-        uint blo[4] = { 255u, 255u, 255u, 255u }, bhi[4] = { 0u, 0u, 0u, 0u };
-        uint total = pc.npx * uint(IN_C), k0 = run_first();
-        bool any = false;
-        for (uint k = k0; k < k0 + uint(RUNS) && k * 48u < total; k++) {
-            any = true;
-            if (k * 48u + 48u > total) {
-                for (uint p = k * uint(RUN_PX); p < pc.npx; p++) {
-                    uvec4 b = run_pixel_at(pc.src, p);
-                    [[unroll]] for (int c = 0; c < COLOUR; c++) {
-                        blo[c] = min(blo[c], b[c]);
-                        bhi[c] = max(bhi[c], b[c]);
-                    }
-                }
-                break;
-            }
-            uint w[12];
-            run_load(pc.src, k, w);
-            [[unroll]] for (int j = 0; j < 48; j++) {
-                int c = j % IN_C;
-                if (c < COLOUR) {
-                    uint b = run_byte(w, j);
-                    blo[c] = min(blo[c], b);
-                    bhi[c] = max(bhi[c], b);
-                }
-            }
-        }
-        if (any)
+        // the extremes as bytes, made keys at the end
+        if (run_each(pc.src, pc.npx))
             [[unroll]] for (int c = 0; c < COLOUR; c++) {
                 lo[c] = key(u2f(blo[c]) * (1.0 / 255.0));
                 hi[c] = key(u2f(bhi[c]) * (1.0 / 255.0));

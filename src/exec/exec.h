@@ -62,8 +62,13 @@ uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64
  * any device). Needs 8-bit input, 8-bit or
  * f32 output and 8-byte aligned buffers: 0 otherwise. */
 uint32_t vki_runs(const vki_gpu *g, const struct vki_step *s, uint32_t on_gpu);
-/* Workgroups of wg invocations that take `runs` chunks each of the step's input. */
-uint64_t vki_runs_groups(const struct vki_step *s, uint32_t runs, uint32_t wg);
+/* Records a dispatch of the runs shape (runs > 0, from vki_runs): spec (whose
+ * local size has wg invocations) with RUNS = runs, enough workgroups for the
+ * step's input at `runs` chunks an invocation, named NAME-runs. The other shape
+ * leaves RUNS at the shaders' default, 0. */
+int vki_rec_dispatch_runs(vki_rec *r, const struct vki_step *s, uint32_t runs, uint32_t wg, const char *name,
+                          const uint32_t *spv, size_t spv_size, const vki_spec *spec, const void *push,
+                          uint32_t push_size);
 
 /* Push-constant address type shared with GLSL (uvec2 lo, hi). */
 typedef struct vki_addr { uint32_t lo, hi; } vki_addr;
@@ -162,7 +167,7 @@ void vki_step_spec(const vki_step *s, vki_spec *spec, uint32_t lx, uint32_t ly, 
  * npx) followed by `params` (params_size bytes of 4-byte scalars, at most 64).
  * spec may carry the op's own named constants (NULL: none). The shader includes
  * runs.glsl and maps pixels with run_map where RUNS > 0 (vki_runs: CPU devices;
- * on GPUs for 1-2 channels; the dispatch is then named NAME-runs). */
+ * on GPUs for 1-2 channels; vki_rec_dispatch_runs). */
 int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32_t *spv, size_t spv_size,
                    const vki_spec *spec, const void *params, uint32_t params_size);
 

@@ -37,12 +37,10 @@ int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32
      * 0.106, levels 0.099 -> 0.054 and 0.112 -> 0.103; for RGB and RGBA slower) */
     uint32_t wg = vki_wg_1d(r->gpu), runs = vki_runs(r->gpu, s, s->in_c <= 2);
     vki_step_spec(s, &sp, wg, 1, 1);
-    vki_spec_named(&sp, "RUNS", runs);
-    char runs_name[64];
-    snprintf(runs_name, sizeof runs_name, "%s-runs", name);
-    uint64_t groups = runs ? vki_runs_groups(s, runs, wg) : ((uint64_t)s->w * s->h + wg - 1) / wg;
-    return vki_rec_dispatch_1d(r, runs ? runs_name : name, spv, spv_size, &sp, &pc,
-                               (uint32_t)offsetof(struct pixels_push, params) + params_size, groups);
+    const uint32_t push_size = (uint32_t)offsetof(struct pixels_push, params) + params_size;
+    if (runs)
+        return vki_rec_dispatch_runs(r, s, runs, wg, name, spv, spv_size, &sp, &pc, push_size);
+    return vki_rec_dispatch_1d(r, name, spv, spv_size, &sp, &pc, push_size, ((uint64_t)s->w * s->h + wg - 1) / wg);
 }
 
 int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,

@@ -4,6 +4,7 @@
 #include "core/util.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 uint32_t vki_wg_1d(const vki_gpu *g)
@@ -41,11 +42,18 @@ uint32_t vki_runs(const vki_gpu *g, const vki_step *s, uint32_t on_gpu)
     return (uint32_t)vki_env_long("VKIMG_RUNS", def, 0, 64);
 }
 
-uint64_t vki_runs_groups(const vki_step *s, uint32_t runs, uint32_t wg)
+int vki_rec_dispatch_runs(vki_rec *r, const vki_step *s, uint32_t runs, uint32_t wg, const char *name,
+                          const uint32_t *spv, size_t spv_size, const vki_spec *spec, const void *push,
+                          uint32_t push_size)
 {
-    uint64_t chunks = ((uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c + 47) / 48;
-    uint64_t per_group = (uint64_t)runs * wg;
-    return (chunks + per_group - 1) / per_group;
+    vki_spec sp = *spec;
+    vki_spec_named(&sp, "RUNS", runs);
+    char runs_name[64];
+    snprintf(runs_name, sizeof runs_name, "%s-runs", name);
+    const uint64_t chunks = ((uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c + 47) / 48;
+    const uint64_t per_group = (uint64_t)runs * wg;
+    return vki_rec_dispatch_1d(r, runs_name, spv, spv_size, &sp, push, push_size,
+                               (chunks + per_group - 1) / per_group);
 }
 
 int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,

@@ -20,19 +20,17 @@ static int record_equalize(vki_rec *r, const vki_step *s)
     const uint32_t runs = vki_runs(r->gpu, s, 0);
     vki_step_spec(s, &spec, 16, 16, 1);
     vki_spec_named(&spec, "LEVELS", s->levels);
-    vki_spec_named(&spec, "RUNS", runs);
     uint32_t gx = ((uint32_t)s->w + 15) / 16, gy = ((uint32_t)s->h + 15) / 16;
-    static const char *const names[2][3] = { { "equalize-hist", "equalize-lut", "equalize" },
-                                              { "equalize-hist-runs", "equalize-lut", "equalize-runs" } };
+    static const char *const names[] = { "equalize-hist", "equalize-lut", "equalize" };
     for (uint32_t pass = 0; pass < 3; pass++) {
         vki_spec_named(&spec, "PASS", pass);
-        const char *name = names[runs != 0][pass];
+        const char *name = names[pass];
         if (pass == 0)
-            rc = vki_rec_histogram(r, s, runs, names[0][0], names[1][0], VKI_SPV(equalize), &spec, &pc, sizeof pc);
+            rc = vki_rec_histogram(r, s, runs, name, VKI_SPV(equalize), &spec, &pc, sizeof pc);
         else if (pass == 1)
             rc = vki_rec_dispatch(r, name, VKI_SPV(equalize), &spec, &pc, sizeof pc, 1, 1, 1);
-        else if (runs) /* over the chunks, 256 invocations a workgroup */
-            rc = vki_rec_dispatch_1d(r, name, VKI_SPV(equalize), &spec, &pc, sizeof pc, vki_runs_groups(s, runs, 256));
+        else if (runs) /* 16 x 16 invocations a workgroup */
+            rc = vki_rec_dispatch_runs(r, s, runs, 256, name, VKI_SPV(equalize), &spec, &pc, sizeof pc);
         else
             rc = vki_rec_dispatch(r, name, VKI_SPV(equalize), &spec, &pc, sizeof pc, gx, gy, 1);
         if (rc)

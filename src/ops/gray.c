@@ -31,7 +31,6 @@ static int record_gray(vki_rec *r, const vki_step *s)
     uint32_t wg = vki_wg_1d(r->gpu), runs = vki_runs(r->gpu, s, s->in_c != 3);
     vki_step_spec(s, &spec, wg, 1, 1);
     vki_spec_named(&spec, "PACKED", packed);
-    vki_spec_named(&spec, "RUNS", runs);
     struct {
         vki_addr src, dst;
         float wr, wg, wb;
@@ -40,8 +39,9 @@ static int record_gray(vki_rec *r, const vki_step *s)
     } pc = { vki_addr_of(s->in), vki_addr_of(s->out), w[k][0] * 1e-4f, w[k][1] * 1e-4f, w[k][2] * 1e-4f,
              w[k][0], w[k][1], w[k][2], (uint32_t)npx };
     uint64_t items = packed ? (npx + 3) / 4 : npx;
-    return vki_rec_dispatch_1d(r, runs ? "gray-runs" : "gray", VKI_SPV(gray), &spec, &pc, sizeof pc,
-                               runs ? vki_runs_groups(s, runs, wg) : (items + wg - 1) / wg);
+    if (runs)
+        return vki_rec_dispatch_runs(r, s, runs, wg, "gray", VKI_SPV(gray), &spec, &pc, sizeof pc);
+    return vki_rec_dispatch_1d(r, "gray", VKI_SPV(gray), &spec, &pc, sizeof pc, (items + wg - 1) / wg);
 }
 
 const vki_op_desc vki_op_gray = {

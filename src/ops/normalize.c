@@ -31,18 +31,21 @@ static int record_normalize(vki_rec *r, const vki_step *s)
     /* runs on GPUs too (H100, 8K RGB8: 0.306 -> 0.155 ms; RGBA8 0.340 -> 0.255) */
     const uint32_t runs = vki_runs(g, s, 1);
     vki_step_spec(s, &spec, wg, 1, 1);
-    vki_spec_named(&spec, "RUNS", runs);
     vki_spec_named(&spec, "LINK", s->args->v[0] != 0);
     vki_spec_named(&spec, "SUBGROUP", (g->lim.subgroup_ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0);
-    /* pass 0: ~8 pixels per invocation, grid-stride (or its chunks) */
-    uint64_t groups = runs ? vki_runs_groups(s, runs, wg) : (npx + (uint64_t)wg * 8 - 1) / ((uint64_t)wg * 8);
+    /* pass 0: ~8 pixels per invocation, grid-stride (or the runs) */
     vki_spec_named(&spec, "PASS", 0);
-    if ((rc = vki_rec_dispatch_1d(r, runs ? "normalize-minmax-runs" : "normalize-minmax", VKI_SPV(normalize), &spec,
-                                  &pc, sizeof pc, groups)))
+    if (runs)
+        rc = vki_rec_dispatch_runs(r, s, runs, wg, "normalize-minmax", VKI_SPV(normalize), &spec, &pc, sizeof pc);
+    else
+        rc = vki_rec_dispatch_1d(r, "normalize-minmax", VKI_SPV(normalize), &spec, &pc, sizeof pc,
+                                 (npx + (uint64_t)wg * 8 - 1) / ((uint64_t)wg * 8));
+    if (rc)
         return rc;
     vki_spec_named(&spec, "PASS", 1);
-    return vki_rec_dispatch_1d(r, runs ? "normalize-runs" : "normalize", VKI_SPV(normalize), &spec, &pc, sizeof pc,
-                               runs ? groups : (npx + wg - 1) / wg);
+    if (runs)
+        return vki_rec_dispatch_runs(r, s, runs, wg, "normalize", VKI_SPV(normalize), &spec, &pc, sizeof pc);
+    return vki_rec_dispatch_1d(r, "normalize", VKI_SPV(normalize), &spec, &pc, sizeof pc, (npx + wg - 1) / wg);
 }
 
 const vki_op_desc vki_op_normalize = {

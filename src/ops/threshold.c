@@ -55,24 +55,22 @@ static int record_threshold(vki_rec *r, const vki_step *s)
      * Otsu's histogram (an invocation's own: 10x slower than shared atomics there) */
     const uint32_t runs = mode == MODE_ADAPTIVE ? 0 : vki_runs(r->gpu, s, 1);
     vki_step_spec(s, &spec, 16, 16, 1);
-    vki_spec_named(&spec, "RUNS", runs);
     vki_spec_named(&spec, "MODE", (uint32_t)mode);
     vki_spec_named(&spec, "WIDE", wide);
     vki_spec_named(&spec, "LEVELS", s->levels);
     uint32_t gx = ((uint32_t)s->w + 15) / 16, gy = ((uint32_t)s->h + 15) / 16;
     if (mode == MODE_OTSU) {
         vki_spec_named(&spec, "PASS", 0);
-        if ((rc = vki_rec_histogram(r, s, vki_runs(r->gpu, s, 0), "threshold-hist", "threshold-hist-runs",
-                                    VKI_SPV(threshold), &spec, &pc, sizeof pc)))
+        if ((rc = vki_rec_histogram(r, s, vki_runs(r->gpu, s, 0), "threshold-hist", VKI_SPV(threshold), &spec, &pc,
+                                    sizeof pc)))
             return rc;
         vki_spec_named(&spec, "PASS", 1);
         if ((rc = vki_rec_dispatch(r, "threshold-otsu", VKI_SPV(threshold), &spec, &pc, sizeof pc, 1, 1, 1)))
             return rc;
     }
     vki_spec_named(&spec, "PASS", 2);
-    if (runs)
-        return vki_rec_dispatch_1d(r, "threshold-runs", VKI_SPV(threshold), &spec, &pc, sizeof pc,
-                                   vki_runs_groups(s, runs, 256));
+    if (runs) /* 16 x 16 invocations a workgroup */
+        return vki_rec_dispatch_runs(r, s, runs, 256, "threshold", VKI_SPV(threshold), &spec, &pc, sizeof pc);
     return vki_rec_dispatch(r, "threshold", VKI_SPV(threshold), &spec, &pc, sizeof pc, gx, gy, 1);
 }
 
