@@ -163,9 +163,10 @@ static void axis_free(axis_tab *t)
     t->st = NULL;
 }
 
-/* The weight table of one axis, n_in -> n_out: starts[i] and T weights per
- * output (zeros past its taps), as floats, normalized in double. *reach: the
- * most input positions a run of `tile` consecutive outputs reaches. Where the
+/* The weight table of one axis, n_in -> n_out, into tab: st[i] and T weights
+ * per output (zeros past its taps), as floats, normalized in double; reach: the
+ * most input positions a run of `tile` consecutive outputs reaches; u: the table
+ * as one uniform row where it is one (integer factors). Where the
  * definition has exact boundaries (nearest's floor((i + 0.5) s), box's
  * [-0.5, 0.5)) they are decided in integers: 2 n_out (j - c) = 2 j n_out -
  * (2 i + 1) n_in + n_out exactly, where the double c and s can land on either

@@ -414,19 +414,15 @@ static void test_strip(vkimg_ctx *ctx)
     gh_log_tap = tap;
     setenv("VKIMG_RESIZE_PATH", "strip", 1);
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
-        char t[160];
-        snprintf(t, sizeof t, "resize=%s:filter=%s:fast=%s", cs[i].geo, ref_filter_names[cs[i].f],
-                 cs[i].fast ? "true" : "false");
-        ref_resize_args a = { cs[i].geo, { cs[i].f, false, cs[i].fast } };
-        ref_step s[] = { RESIZE(&a) };
         if (cs[i].shape)
             setenv("VKIMG_RESIZE_STRIP", cs[i].shape, 1);
         ran_strip = 0;
-        run_rand(ctx, G_STRIP, t, s, 1, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, FMT_U8 | (i % 2 ? FMT_F32 : FMT_U16),
-                 -1);
+        rz(ctx, G_STRIP, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, FMT_U8 | (i % 2 ? FMT_F32 : FMT_U16), cs[i].geo, cs[i].f,
+           false, cs[i].fast);
         const bool other = i + 4 >= sizeof cs / sizeof cs[0]; /* the last four take another path */
-        CHECK(other ? ran_strip == 0 : ran_strip > 0, "'%s' %dx%d c=%d: %s the strip pass", t, cs[i].w, cs[i].h,
-              cs[i].c, other ? "ran" : "did not run");
+        CHECK(other ? ran_strip == 0 : ran_strip > 0, "resize=%s:filter=%s:fast=%d %dx%d c=%d: %s the strip pass",
+              cs[i].geo, ref_filter_names[cs[i].f], cs[i].fast, cs[i].w, cs[i].h, cs[i].c,
+              other ? "ran" : "did not run");
         nstrip += ran_strip > 0;
         unsetenv("VKIMG_RESIZE_STRIP");
     }
