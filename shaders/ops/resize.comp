@@ -436,7 +436,13 @@ layout(push_constant) uniform Push {
 const int VPT = G * IN_C;      // values an invocation makes a pre-shrunk row
 const int U = TY / SY;         // output rows one pre-shrunk row reaches
 const int NW = SY * KY * WORDS; // words an invocation reads a step
-shared vec4 hb[2 * int(gl_WorkGroupSize.x) * G];
+// The columns of a completed output row in shared memory (two buffers), one
+// float a value, split by channel and by column modulo SX (planes of PL): the
+// horizontal taps of consecutive outputs (SX columns apart) are then
+// consecutive words in every lane, and so are an invocation's stores (PL is
+// 16 words past a multiple of 32 so that the planes' stores meet other banks).
+const int PL = ((int(gl_WorkGroupSize.x) * G + SX - 1) / SX + 31) / 32 * 32 + 16;
+shared float hb[2 * IN_C * SX * PL];
 
 // The input words of pre-shrunk rows p .. p + SY - 1 (clamped) of this
 // invocation's columns (from word w0 of a row): wd[(k * KY + yy) * WORDS + i].
@@ -582,20 +588,21 @@ void main()
                     wd[i] = nx[i];
             const int done = (u + 1) % U; // output oy's sums
             if (oy >= 0) {
-                const int buf = (oy & 1) * nt * G;
+                const int buf = (oy & 1) * IN_C * SX * PL;
                 [[unroll]] for (int g = 0; g < G; g++) {
-                    vec4 h = vec4(0.0);
+                    const int j = t * G + g, o = buf + (j % SX) * PL + j / SX;
                     [[unroll]] for (int c = 0; c < IN_C; c++)
-                        h[c] = acc[done][g * IN_C + c];
-                    hb[buf + t * G + g] = h;
+                        hb[o + c * SX * PL] = acc[done][g * IN_C + c];
                 }
                 barrier();
                 if (y0 + oy < int(pc.out_h))
                     for (int ox = t; ox < tw; ox += nt) {
-                        const int b = buf + qa - ql + ox * SX;
                         vec4 s = vec4(0.0);
-                        [[unroll]] for (int i = 0; i < TX; i++)
-                            s += wx[i] * hb[b + i];
+                        [[unroll]] for (int i = 0; i < TX; i++) {
+                            const int j = qa - ql + i, o = buf + (j % SX) * PL + j / SX + ox; // column j + ox * SX
+                            [[unroll]] for (int c = 0; c < IN_C; c++)
+                                s[c] += wx[i] * hb[o + c * SX * PL];
+                        }
                         [[unroll]] for (int c = 0; c < 4; c++)
                             s[c] *= HAS_ALPHA && c < COLOUR ? unit_pre : unit;
                         store_px(pc.dst, uint(y0 + oy) * pc.out_w + uint(x0 + ox), finish(s));

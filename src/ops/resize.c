@@ -361,7 +361,9 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     if ((uint32_t)p->nt > max_nt)
         p->nt = (int)max_nt;
     p->ow = (p->nt * p->g - (p->q4 - 1) - ux->taps) / ux->step + 1;
-    const uint64_t shared = 2ull * (uint64_t)p->nt * (uint64_t)p->g * 16;
+    /* resize.comp's hb: two buffers of IN_C x SX planes of PL floats */
+    const uint64_t pl = ((uint64_t)p->nt * (uint64_t)p->g + (uint64_t)ux->step - 1) / (uint64_t)ux->step;
+    const uint64_t shared = 2ull * (uint64_t)c * (uint64_t)ux->step * ((pl + 31) / 32 * 32 + 16) * 4;
     if (p->ow < 1 || shared > gpu->lim.max_shared)
         return false;
     if (!rows) { /* about STRIP_WGS workgroups: rows two strips share are read twice */
