@@ -214,7 +214,9 @@ void level1_vec(uvec2 p, uvec2 q, uint w)
 // the one before exactly as resize.comp's passes make it (the same taps, weights
 // and sums in the same order, so the same bytes); the first from the fused
 // pass's last level (pc.src, pc.w x pc.h), the others from shared memory, where
-// each level is kept as its bytes. One dispatch instead of one a level.
+// each level is kept as its bytes. One dispatch instead of one a level; a
+// large first level (8K: 120 x 67) is a dispatch of its own over many
+// workgroups (TAILN = 1), as one workgroup it took most of the tail's time.
 
 int floor_div(int a, int b) // b > 0
 {
@@ -254,7 +256,9 @@ vec4 tail_in(int l, uint i)
 
 void tail_main()
 {
-    const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y, t = gl_LocalInvocationIndex;
+    // (TAILN = 1: one level over every workgroup of the dispatch, kept nowhere)
+    const uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_NumWorkGroups.x;
+    const uint t = gl_WorkGroupID.x * gl_WorkGroupSize.x * gl_WorkGroupSize.y + gl_LocalInvocationIndex;
     uint wi = pc.w, hi = pc.h;
     for (int l = 0; l < TAILN; l++) {
         uint wo = max(wi / 2u, 1u), ho = max(hi / 2u, 1u);
@@ -272,7 +276,9 @@ void tail_main()
                 s += ky * h;
             }
             uint b = bytes_of(unpre(s));
-            if (l % 2 == 0)
+            if (l + 1 == TAILN)
+                ; // the last: read by no level after it here
+            else if (l % 2 == 0)
                 tail_a[k] = b;
             else
                 tail_b[k] = b;

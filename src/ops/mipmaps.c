@@ -83,34 +83,51 @@ static int record_fused(vki_rec *r, const vki_step *s, int levels, bool linear)
 }
 
 #define TAIL_MAX ((int)VKI_ARRAY_LEN(((mip_push *)0)->lv)) /* levels one tail dispatch makes */
+/* The tail's first level as a dispatch of its own over many workgroups where
+ * it has more pixels than this (one workgroup then makes the rest from it):
+ * VKIMG_MIPMAPS_TAIL_WIDE sets the threshold (0: never) */
+#define TAIL_WIDE_PX 4096
 
-/* The levels after `from` the tail dispatch makes (mipmaps.comp TAILPX: one
- * workgroup, 8-bit output, each level kept in shared memory as its bytes): as
- * many as follow, at most TAIL_MAX; 0 where the first does not fit the shared
- * memory, or VKIMG_MIPMAPS_TAIL=0. */
-static int tail_levels(const vki_rec *r, const vki_step *s, int from)
+static uint32_t tail_wg(const vki_rec *r)
+{
+    return r->gpu->lim.max_wg_invocations < 1024 ? r->gpu->lim.max_wg_invocations : 1024;
+}
+
+/* The levels after `from` the next tail dispatch makes (mipmaps.comp TAILPX:
+ * 8-bit output, each level kept in shared memory as its bytes), and its
+ * workgroups: the first level alone over many where it is large, else as many
+ * as follow in one, at most TAIL_MAX; 0 where its first does not fit the
+ * shared memory, or VKIMG_MIPMAPS_TAIL=0. */
+static int tail_levels(const vki_rec *r, const vki_step *s, int from, uint32_t *groups)
 {
     const char *ev = getenv("VKIMG_MIPMAPS_TAIL");
     if (s->out_fmt != VKIMG_U8 || from + 1 >= s->nout || (ev && *ev == '0'))
         return 0;
-    uint64_t px = (uint64_t)s->outs_w[from + 1] * (uint64_t)s->outs_h[from + 1];
+    const uint64_t px = (uint64_t)s->outs_w[from + 1] * (uint64_t)s->outs_h[from + 1];
+    const long wide = vki_env_long("VKIMG_MIPMAPS_TAIL_WIDE", TAIL_WIDE_PX, 0, 1L << 30);
+    *groups = 1;
+    if (wide > 0 && px > (uint64_t)wide && px / tail_wg(r) < UINT32_MAX) {
+        *groups = (uint32_t)((px + tail_wg(r) - 1) / tail_wg(r));
+        return 1;
+    }
     if ((px + px / 2 + 1) * 4 + 32 * 4 > r->gpu->lim.max_shared)
         return 0;
     int n = s->nout - 1 - from;
     return n < TAIL_MAX ? n : TAIL_MAX;
 }
 
-static int record_tail(vki_rec *r, const vki_step *s, int from, int n, bool linear)
+static int record_tail(vki_rec *r, const vki_step *s, int from, int n, uint32_t groups, bool linear)
 {
     mip_push pc = { .src = vki_addr_of(s->outs[from]), .w = (uint32_t)s->outs_w[from], .h = (uint32_t)s->outs_h[from] };
     for (int k = 0; k < n; k++)
         pc.lv[k] = vki_addr_of(s->outs[from + 1 + k]);
     vki_spec spec = { 0 };
-    vki_step_spec(s, &spec, r->gpu->lim.max_wg_invocations < 1024 ? r->gpu->lim.max_wg_invocations : 1024, 1, 1);
+    vki_step_spec(s, &spec, tail_wg(r), 1, 1);
     vki_spec_named(&spec, "LINEAR", linear);
-    vki_spec_named(&spec, "TAILPX", (uint32_t)s->outs_w[from + 1] * (uint32_t)s->outs_h[from + 1]);
+    /* its first level's pixels (n = 1 keeps none in shared memory) */
+    vki_spec_named(&spec, "TAILPX", n == 1 ? 1 : (uint32_t)s->outs_w[from + 1] * (uint32_t)s->outs_h[from + 1]);
     vki_spec_named(&spec, "TAILN", (uint32_t)n);
-    return vki_rec_dispatch(r, "mipmaps-tail", VKI_SPV(mipmaps), &spec, &pc, sizeof pc, 1, 1, 1);
+    return vki_rec_dispatch(r, "mipmaps-tail", VKI_SPV(mipmaps), &spec, &pc, sizeof pc, groups, 1, 1);
 }
 
 static int record_mipmaps(vki_rec *r, const vki_step *s)
@@ -119,12 +136,12 @@ static int record_mipmaps(vki_rec *r, const vki_step *s)
     vki_resample rs = { .filter = (vki_filter)(int)v[O_FILTER],
                             .linear = v[O_LINEAR] != 0, .f32_between = true };
     int fused = fused_levels(r, s, rs.filter), rc = 0, first = 1;
-    if (fused) { /* levels 0..fused in one pass, and what follows in one more */
+    if (fused) { /* levels 0..fused in one pass, and what follows in the tail's */
         rc = record_fused(r, s, fused, rs.linear);
-        int tail = rc ? 0 : tail_levels(r, s, fused);
-        if (tail)
-            rc = record_tail(r, s, fused, tail, rs.linear);
-        first = fused + 1 + tail;
+        first = fused + 1;
+        uint32_t groups;
+        for (int tail; !rc && (tail = tail_levels(r, s, first - 1, &groups)) > 0; first += tail)
+            rc = record_tail(r, s, first - 1, tail, groups, rs.linear);
     } else if (s->outs[0] != s->in) { /* level 0: the input as it is, in the output's format (unless
                                           it is the input itself: first_output_is_input) */
         vki_remap id = vki_crop_remap(0, 0);

@@ -9,8 +9,9 @@
  * 2x1 -> 1x1, 13x6, whose box has taps at exactly t = 0.5), 1xN, Nx1, primes,
  * 1x1, sizes that halve exactly for 6 levels and more (the fused pass), 1-4
  * channels, u8/u16/f32 in and out. Both paths (VKIMG_MIPMAPS_FUSED=0/1) give
- * the same bytes (the fused one makes the levels past its own in its last
- * workgroup), and for 8-bit chains so do its word and byte reads. Then the multi-output plumbing: vkimg_pipeline_outputs,
+ * the same bytes (the fused one makes the levels past its own in the tail
+ * dispatches), and for 8-bit chains so do its word and byte reads and the
+ * tail's shapes (VKIMG_MIPMAPS_TAIL_WIDE). Then the multi-output plumbing: vkimg_pipeline_outputs,
  * vkimg_run_n (and vkimg_run's refusal), vkimg_save_levels with a {level}
  * template (one file each, read back; a failed level leaves none) and to .ktx2
  * (read back by the strict reader, vki_ktx2_decode: the same levels). */
@@ -123,6 +124,21 @@ static void mm(vkimg_ctx *ctx, const char *group, const char *text, const ref_st
                 same8 = !memcmp(lb[k].data, l1[k].data, vkimg_image_bytes(&l1[k]));
             CHECK(same8, "'%s' %dx%d c=%d u8->u8: VKIMG_MIPMAPS_VEC=0 and the word path differ", text, w, h, c);
             free_levels(lb, nb);
+            /* and every tail level a dispatch over many workgroups of its own
+             * (VKIMG_MIPMAPS_TAIL_WIDE=1) or none (=0) */
+            for (int wide = 0; wide < 2; wide++) {
+                setenv("VKIMG_MIPMAPS_FUSED", "1", 1);
+                setenv("VKIMG_MIPMAPS_TAIL_WIDE", wide ? "1" : "0", 1);
+                nb = run_levels(ctx, text, &in, VKIMG_U8, lb, MAXL);
+                unsetenv("VKIMG_MIPMAPS_TAIL_WIDE");
+                unsetenv("VKIMG_MIPMAPS_FUSED");
+                same8 = nb == n1;
+                for (int k = 0; same8 && k < nb; k++)
+                    same8 = !memcmp(lb[k].data, l1[k].data, vkimg_image_bytes(&l1[k]));
+                CHECK(same8, "'%s' %dx%d c=%d u8->u8: VKIMG_MIPMAPS_TAIL_WIDE=%d and the default differ", text, w, h,
+                      c, wide);
+                free_levels(lb, nb);
+            }
         }
         if (n0 > 0) {
             run_check_levels(group, text, st, n, &in, l0, n0, -1);
