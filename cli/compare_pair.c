@@ -551,10 +551,8 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     vkimg_compare_opts oo = *o;
     oo.want_diff = p->diff_out || cfg->report_dir || cfg->keep_diff;
     /* the same pixels (other bytes: another encoder) pass: no picture unless it is
-     * written for passing pairs too, and then vkimg_compare has nothing to run */
-    if (oo.want_diff && !need_diff && A->w == B->w && A->h == B->h && A->c == B->c && A->fmt == B->fmt &&
-        !memcmp(A->data, B->data, vkimg_image_bytes(A)))
-        oo.want_diff = false;
+     * written for passing pairs too (vkimg_compare then has nothing to run) */
+    oo.diff_unless_equal = !need_diff;
     /* two images: the difference image stays where the device wrote it (the context
      * then lives until the pair is done) */
     oo.device_diff = parallel && oo.want_diff && !cfg->report_dir && !cfg->keep_diff;
@@ -576,7 +574,7 @@ void cmp_pair_run(const cmp_cfg *cfg, cmp_pair *p, cmp_ctx_fn get_ctx, void *ctx
     }
     /* two images: the context goes now, with its buffers, unless the difference
      * image or the images kept for the report live in its memory */
-    if (!(parallel && (oo.device_diff || ja.im.priv || jb.im.priv))) {
+    if (!(parallel && ((oo.device_diff && p->r.diff.data) || ja.im.priv || jb.im.priv))) {
         get_ctx(ctx_user, CMP_CTX_RELEASE, NULL);
         acquired = false;
     }

@@ -434,6 +434,8 @@ typedef struct vkimg_compare_opts {
     bool ssim;          /* also compute SSIM (Gaussian 11x11, sigma 1.5) */
     double diff_scale;  /* ABS: scale of the difference image (default 1) */
     bool want_diff;     /* fill result->diff */
+    bool diff_unless_equal; /* ... unless a and b hold the same samples (size, format and bytes):
+                               the picture of a pair that cannot fail */
     bool device_diff;   /* ... in the device-visible memory the device wrote it to (no host copy; free it
                            before the context), as vkimg_run_opts.device_output */
     bool diff_indexed;  /* YIQ: result->diff is one byte a pixel, each an index into

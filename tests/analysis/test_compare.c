@@ -257,12 +257,25 @@ static void test_equal_fast(void)
                   fast.max_x == dev.max_x && fast.max_y == dev.max_y && fast.pct_fail == dev.pct_fail &&
                   fast.diff_ratio == dev.diff_ratio && !fast.diff.data,
               "%s: metrics differ (psnr %g/%g)", label, fast.psnr, dev.psnr);
+        CHECK(dev.diff.data != NULL, "%s: want_diff made no picture", label);
         vkimg_image_free(&dev.diff);
-        /* the last sample differs: counted */
+        /* diff_unless_equal: no picture for the same samples, the same counts */
+        o.diff_unless_equal = true;
+        vkimg_compare_result un;
+        CHECK(cmp(&a, &b, &o, &un) == 0 && !un.diff.data && un.verdict == VKIMG_CMP_OK && un.ndiff == 0 &&
+                  un.compared == fast.compared && un.ignored == fast.ignored && un.mae == fast.mae,
+              "%s: diff_unless_equal on the same samples (picture %p)", label, un.diff.data);
+        vkimg_image_free(&un.diff);
+        /* the last sample differs: counted, and pictured with diff_unless_equal */
         size_t n = vkimg_image_bytes(&b);
         ((uint8_t *)b.data)[n - 1] ^= 0x80;
-        o.want_diff = false;
         o.threshold = 0;
+        CHECK(cmp(&a, &b, &o, &un) == 0 && un.ndiff == 1 && un.diff.data && un.verdict == VKIMG_CMP_FAIL,
+              "%s: diff_unless_equal, one different sample: %llu differ, picture %p", label,
+              (unsigned long long)un.ndiff, un.diff.data);
+        vkimg_image_free(&un.diff);
+        o.want_diff = false;
+        o.diff_unless_equal = false;
         CHECK(cmp(&a, &b, &o, &fast) == 0 && fast.ndiff == 1 && fast.verdict == VKIMG_CMP_FAIL,
               "%s: one different sample: %llu differ", label, (unsigned long long)fast.ndiff);
         vkimg_image_free(&a);
