@@ -338,11 +338,8 @@ static int save_diff(const char *path, const vkimg_image *d, const uint32_t *pal
     vkimg_image f = { 0 }, rgba = { 0 };
     int rc = 0;
     if (pal) { /* the colours (of the indices in the first channel), then the samples the format takes */
-        if ((rc = vkimg_image_alloc(&rgba, d->w, d->h, 4, VKIMG_U8, e)))
+        if ((rc = vkimg_image_expand_palette(d, pal, &rgba, e)))
             return rc;
-        for (size_t i = 0; i < (size_t)d->w * d->h; i++)
-            for (int k = 0; k < 4; k++)
-                ((uint8_t *)rgba.data)[4 * i + k] = (uint8_t)(pal[((const uint8_t *)d->data)[i * d->c]] >> (8 * k));
         d = &rgba;
     }
     if ((rc = vkimg_image_alloc(&f, d->w, d->h, d->c, want, e))) {

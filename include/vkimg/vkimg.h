@@ -101,6 +101,11 @@ VKIMG_API int vkimg_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt 
 /* Frees data, whichever memory it is in (device-visible memory goes back to its
  * context, which must still exist). */
 VKIMG_API void vkimg_image_free(vkimg_image *im);
+/* The colours of an image of palette indices (8-bit; the index in the first
+ * channel, e.g. a diff_indexed compare picture) into a new RGBA u8 image: each
+ * pixel palette[index] as r | g << 8 | b << 16 | a << 24. */
+VKIMG_API int vkimg_image_expand_palette(const vkimg_image *idx, const uint32_t *palette, vkimg_image *rgba,
+                                         vkimg_err *e);
 
 /* ---------------------------------------------------------------- image I/O */
 

@@ -61,6 +61,25 @@ int vkimg_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg
     return vki_image_alloc(im, w, h, c, fmt, true, e);
 }
 
+int vkimg_image_expand_palette(const vkimg_image *idx, const uint32_t *palette, vkimg_image *rgba, vkimg_err *e)
+{
+    if (!idx || !idx->data || idx->fmt != VKIMG_U8 || !palette)
+        return vki_fail(e, VKIMG_E_USAGE, "vkimg_image_expand_palette: not an 8-bit image of indices, or no palette");
+    int rc = vki_image_alloc(rgba, idx->w, idx->h, 4, VKIMG_U8, false, e);
+    if (rc)
+        return rc;
+    const unsigned char *s = idx->data;
+    unsigned char *d = rgba->data;
+    for (size_t i = 0; i < (size_t)idx->w * (size_t)idx->h; i++) {
+        uint32_t v = palette[s[i * (size_t)idx->c]];
+        d[4 * i] = (unsigned char)v;
+        d[4 * i + 1] = (unsigned char)(v >> 8);
+        d[4 * i + 2] = (unsigned char)(v >> 16);
+        d[4 * i + 3] = (unsigned char)(v >> 24);
+    }
+    return 0;
+}
+
 int vki_image_alloc(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, bool zero, vkimg_err *e)
 {
     if (!im)

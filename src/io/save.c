@@ -92,17 +92,8 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
     if (o && o->palette && im->fmt == VKIMG_U8 && k != VKIMG_FILE_PNG) {
         /* indices: the other formats take the colours */
         vkimg_image rgba;
-        if ((rc = vki_image_alloc(&rgba, im->w, im->h, 4, VKIMG_U8, false, e)))
+        if ((rc = vkimg_image_expand_palette(im, o->palette, &rgba, e)))
             return rc;
-        const unsigned char *s = im->data;
-        unsigned char *d = rgba.data;
-        for (size_t i = 0; i < (size_t)im->w * (size_t)im->h; i++) {
-            uint32_t v = o->palette[s[i * (size_t)im->c]];
-            d[4 * i] = (unsigned char)v;
-            d[4 * i + 1] = (unsigned char)(v >> 8);
-            d[4 * i + 2] = (unsigned char)(v >> 16);
-            d[4 * i + 3] = (unsigned char)(v >> 24);
-        }
         vkimg_save_opts so = *o;
         so.palette = NULL;
         rc = vkimg_save(path, &rgba, &so, e);

@@ -143,6 +143,10 @@ run_expect 2 "yiq --diff DIR" -- compare "$T/dy-e" "$T/dy-a" --metric yiq --diff
 run_expect 0 "yiq diff over B = in its own memory" -- compare "$T/dy.png" "$T/dy-d/x.png"
 run_expect 2 "yiq --diff .bmp" -- compare "$A" "$T/block.png" --metric yiq --diff "$T/dy.bmp"
 run_expect 0 "yiq diff .bmp = .png" -- compare "$T/dy.bmp" "$T/dy-d/x.png"
+# a float format: the palette's colours, then floats (the same pixels within float rounding)
+run_expect 2 "yiq --diff .hdr" -- compare "$A" "$T/block.png" --metric yiq --diff "$T/dy.hdr"
+"$V" stats "$T/dy.hdr" --json >"$T/s" 2>/dev/null
+check "yiq diff .hdr: 32x24, 3 channels" py "$T/s" 'd["width"] == 32 and d["height"] == 24 and d["channels"] == 3'
 
 # ---- usage
 run_expect 4 "a directory and a file" -- compare "$T" "$A"
