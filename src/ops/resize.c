@@ -253,21 +253,24 @@ typedef struct resize_push {
  * default). */
 typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS, PATH_STRIP } resize_path;
 
-static resize_path pick_path(const vki_gpu *g)
+static resize_path pick_path(const vki_gpu *g, bool strip_fits)
 {
-    const char *ev = getenv("VKIMG_RESIZE_PATH");
+    const bool cpu = g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    const char *ev = getenv("VKIMG_RESIZE_PATH"), *fev = getenv("VKIMG_RESIZE_FUSED");
+    resize_path p = cpu ? PATH_PASSES : PATH_STRIP;
     if (ev && !strcmp(ev, "strip"))
-        return PATH_STRIP;
-    if (ev && !strcmp(ev, "rows"))
-        return PATH_ROWS;
-    if (ev && !strcmp(ev, "passes"))
-        return PATH_PASSES;
-    if (ev && !strcmp(ev, "fused"))
-        return PATH_FUSED;
-    ev = getenv("VKIMG_RESIZE_FUSED"); /* the older switch: 1 fused, 0 passes */
-    if (ev && *ev)
-        return *ev != '0' ? PATH_FUSED : PATH_PASSES;
-    return g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PATH_PASSES : PATH_STRIP;
+        p = PATH_STRIP;
+    else if (ev && !strcmp(ev, "rows"))
+        p = PATH_ROWS;
+    else if (ev && !strcmp(ev, "passes"))
+        p = PATH_PASSES;
+    else if (ev && !strcmp(ev, "fused"))
+        p = PATH_FUSED;
+    else if (fev && *fev) /* the older switch: 1 fused, 0 passes */
+        p = *fev != '0' ? PATH_FUSED : PATH_PASSES;
+    if (p == PATH_STRIP && !strip_fits)
+        p = cpu ? PATH_PASSES : PATH_ROWS;
+    return p;
 }
 
 static bool fits_shared(const vki_gpu *g, uint64_t floats)
@@ -433,7 +436,7 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     const bool tmp16 = s->out_fmt == VKIMG_U8 && !rs->linear && (c == 1 || c == 3) && !rs->f32_between &&
                        !(tev && !strcmp(tev, "f32"));
     const size_t tmp_sample = tmp16 ? 2 : 4;
-    resize_path path = pick_path(r->gpu);
+    resize_path path = PATH_PASSES;
     int reach_rows = 0;
     /* the tables are over the pre-shrunk grid; on the device only where a path
      * reads them (not the strip pass) */
@@ -441,15 +444,13 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     if ((rc = axis_build(r, rs->filter, pw, ow, FUSED_TW, &ax)) ||
         (rc = axis_build(r, rs->filter, ph, oh, FUSED_TH, &ay)))
         goto tables;
+    /* the strip pass: not for mipmaps' levels (f32_between: the same bytes as its
+     * fused pass, which sums horizontally first) */
+    strip_plan sp = { 0 };
+    path = pick_path(r->gpu, !rs->f32_between && strip_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &sp));
     if (path == PATH_STRIP) {
-        /* not for mipmaps' levels (f32_between: the same bytes as its fused pass,
-         * which sums horizontally first) */
-        strip_plan sp;
-        if (!rs->f32_between && strip_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &sp)) {
-            rc = record_strip(r, s, &sp, pw, ph);
-            goto tables;
-        }
-        path = r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PATH_PASSES : PATH_ROWS;
+        rc = record_strip(r, s, &sp, pw, ph);
+        goto tables;
     }
     rc = axis_upload(r, &ax, &wx, &sx);
     rc = rc ? rc : axis_upload(r, &ay, &wy, &sy);
