@@ -50,6 +50,15 @@ uint floor_u(float y)
     return r > y ? n - 1u : n;
 }
 
+// floor(a / b) for b > 0, in unsigned arithmetic: the signed division and
+// modulus of a negative number (OpSDiv, OpSMod) came out wrong on NVIDIA's
+// driver (the mip tail's floor(-968 / 44) as -23: a box tap at exactly
+// t = -0.5 lost, 52 LSB on a real photograph's level) where lavapipe's were right.
+int floor_div(int a, int b)
+{
+    return a >= 0 ? int(uint(a) / uint(b)) : -int((uint(-a) + uint(b) - 1u) / uint(b));
+}
+
 // floor(clamp(v, 0, 1) * scale + 0.5): a normalized value as its integer
 // (scale 255, 65535, ...), rounded half up.
 uint quantize_u(float v, float scale)

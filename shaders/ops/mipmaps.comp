@@ -218,12 +218,6 @@ void level1_vec(uvec2 p, uvec2 q, uint w)
 // large first level (8K: 120 x 67) is a dispatch of its own over many
 // workgroups (TAILN = 1), as one workgroup it took most of the tail's time.
 
-int floor_div(int a, int b) // b > 0
-{
-    int q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
 // The box taps of output i of an axis n_in -> n_out as resize.c's axis_table
 // makes them: the first, and their count (each of weight 1/n).
 void box_taps(uint i, uint ni, uint no, out int j0, out int n)

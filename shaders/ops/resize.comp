@@ -533,7 +533,7 @@ void main()
     const int x0 = int(gl_WorkGroupID.x) * OW, y0 = int(gl_WorkGroupID.y) * R;
     const int tw = min(OW, int(pc.out_w) - x0);
     const int qa = pc.qx + x0 * SX;              // this workgroup's first tap column
-    const int ql = qa - (((qa % Q4) + Q4) % Q4); // .. down to a word boundary
+    const int ql = floor_div(qa, Q4) * Q4;       // .. down to a word boundary
     const int q = ql + t * G;                    // this invocation's first column
     const bool busy = t * G < qa - ql + SX * (tw - 1) + TX;
     const bool fast = busy && q >= 0 && q + G <= int(pc.pw);
