@@ -533,7 +533,10 @@ void main()
     const int x0 = int(gl_WorkGroupID.x) * OW, y0 = int(gl_WorkGroupID.y) * R;
     const int tw = min(OW, int(pc.out_w) - x0);
     const int qa = pc.qx + x0 * SX;              // this workgroup's first tap column
-    const int ql = floor_div(qa, Q4) * Q4;       // .. down to a word boundary
+    // .. down to a word boundary (Q4: 1, 2 or 4). This form, not qa & ~(Q4 - 1)
+    // nor floor_div: with either of those NVIDIA's compiler made the pass 17%
+    // slower (8K RGB8 -> 25%: 0.082 -> 0.096 ms), the same bytes
+    const int ql = qa - (((qa % Q4) + Q4) % Q4);
     const int q = ql + t * G;                    // this invocation's first column
     const bool busy = t * G < qa - ql + SX * (tw - 1) + TX;
     const bool fast = busy && q >= 0 && q + G <= int(pc.pw);
