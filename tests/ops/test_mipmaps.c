@@ -84,6 +84,33 @@ static void free_levels(vkimg_image *lv, int n)
 
 static int nfused_cases;
 
+/* Whether two runs made the same levels, byte for byte. */
+static bool same_levels(const vkimg_image *a, int na, const vkimg_image *b, int nb)
+{
+    bool same = na == nb && na > 0;
+    for (int k = 0; same && k < na; k++)
+        same = vkimg_image_bytes(&a[k]) == vkimg_image_bytes(&b[k]) &&
+               !memcmp(a[k].data, b[k].data, vkimg_image_bytes(&a[k]));
+    return same;
+}
+
+/* An 8-bit chain again through the fused pass with var=val: the same bytes as
+ * the default's (l1). */
+static void same_with(vkimg_ctx *ctx, const char *text, const vkimg_image *in, const char *var, const char *val,
+                      const vkimg_image *l1, int n1)
+{
+    vkimg_image lb[MAXL];
+    memset(lb, 0, sizeof lb);
+    setenv("VKIMG_MIPMAPS_FUSED", "1", 1);
+    setenv(var, val, 1);
+    int nb = run_levels(ctx, text, in, VKIMG_U8, lb, MAXL);
+    unsetenv(var);
+    unsetenv("VKIMG_MIPMAPS_FUSED");
+    CHECK(same_levels(lb, nb, l1, n1), "'%s' %dx%d c=%d u8->u8: %s=%s and the default differ", text, in->w, in->h,
+          in->c, var, val);
+    free_levels(lb, nb);
+}
+
 /* text on a random w x h x c image, every output format in fmts, both paths:
  * the same bytes, each level against the reference. */
 static void mm(vkimg_ctx *ctx, const char *group, const char *text, const ref_step *st, int n, int w, int h, int c,
@@ -103,42 +130,16 @@ static void mm(vkimg_ctx *ctx, const char *group, const char *text, const ref_st
         int n1 = run_levels(ctx, text, &in, fmt_of[f], l1, MAXL);
         nfused_cases += made_fused > 0;
         unsetenv("VKIMG_MIPMAPS_FUSED");
-        bool same = n0 == n1 && n0 > 0;
-        for (int k = 0; same && k < n0; k++)
-            same = vkimg_image_bytes(&l0[k]) == vkimg_image_bytes(&l1[k]) &&
-                   !memcmp(l0[k].data, l1[k].data, vkimg_image_bytes(&l0[k]));
+        bool same = same_levels(l0, n0, l1, n1);
         CHECK(same, "'%s' %dx%d c=%d %s->%s: VKIMG_MIPMAPS_FUSED=0 and =1 differ (%d and %d levels)", text, w, h, c,
               vkimg_fmt_name(in_fmt), vkimg_fmt_name(fmt_of[f]), n0, n1);
         if (in_fmt == VKIMG_U8 && fmt_of[f] == VKIMG_U8 && n1 > 0) {
-            /* 8-bit chains: the fused pass reading 64-bit words (VEC8, where rows
-             * allow) and reading bytes give the same bytes */
-            vkimg_image lb[MAXL];
-            memset(lb, 0, sizeof lb);
-            setenv("VKIMG_MIPMAPS_FUSED", "1", 1);
-            setenv("VKIMG_MIPMAPS_VEC", "0", 1);
-            int nb = run_levels(ctx, text, &in, VKIMG_U8, lb, MAXL);
-            unsetenv("VKIMG_MIPMAPS_VEC");
-            unsetenv("VKIMG_MIPMAPS_FUSED");
-            bool same8 = nb == n1;
-            for (int k = 0; same8 && k < nb; k++)
-                same8 = !memcmp(lb[k].data, l1[k].data, vkimg_image_bytes(&l1[k]));
-            CHECK(same8, "'%s' %dx%d c=%d u8->u8: VKIMG_MIPMAPS_VEC=0 and the word path differ", text, w, h, c);
-            free_levels(lb, nb);
-            /* and every tail level a dispatch over many workgroups of its own
-             * (VKIMG_MIPMAPS_TAIL_WIDE=1) or none (=0) */
-            for (int wide = 0; wide < 2; wide++) {
-                setenv("VKIMG_MIPMAPS_FUSED", "1", 1);
-                setenv("VKIMG_MIPMAPS_TAIL_WIDE", wide ? "1" : "0", 1);
-                nb = run_levels(ctx, text, &in, VKIMG_U8, lb, MAXL);
-                unsetenv("VKIMG_MIPMAPS_TAIL_WIDE");
-                unsetenv("VKIMG_MIPMAPS_FUSED");
-                same8 = nb == n1;
-                for (int k = 0; same8 && k < nb; k++)
-                    same8 = !memcmp(lb[k].data, l1[k].data, vkimg_image_bytes(&l1[k]));
-                CHECK(same8, "'%s' %dx%d c=%d u8->u8: VKIMG_MIPMAPS_TAIL_WIDE=%d and the default differ", text, w, h,
-                      c, wide);
-                free_levels(lb, nb);
-            }
+            /* 8-bit chains: the fused pass reading bytes instead of 64-bit words
+             * (VEC8, where rows allow), and every tail level a dispatch over many
+             * workgroups of its own (TAIL_WIDE=1) or none (=0) */
+            same_with(ctx, text, &in, "VKIMG_MIPMAPS_VEC", "0", l1, n1);
+            same_with(ctx, text, &in, "VKIMG_MIPMAPS_TAIL_WIDE", "1", l1, n1);
+            same_with(ctx, text, &in, "VKIMG_MIPMAPS_TAIL_WIDE", "0", l1, n1);
         }
         if (n0 > 0) {
             run_check_levels(group, text, st, n, &in, l0, n0, -1);
