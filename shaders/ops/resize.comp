@@ -289,7 +289,9 @@ void main()
 // SY pre-shrunk rows (a step) an output row: it makes each pre-shrunk row of
 // its columns from the 8-bit input (integer sums of the KX x KY blocks, read
 // as 32-bit words, WORDS a row, every row word-aligned; without alpha two rows'
-// bytes are added in 16-bit lanes; with alpha colour times alpha, per pixel),
+// bytes are added in 16-bit lanes; with alpha colour times alpha, per pixel;
+// HW: RGB whose blocks are 2 mod 4 bytes wide, one column an invocation, half
+// of them starting half a word in: the lanes are moved down after the sums),
 // scatters it into the vertical sums of the U = TY / SY output rows it
 // reaches (register accumulators: the rows an integer step apart and the same
 // TY weights for every output, so every index is known at compile time), and
@@ -315,6 +317,7 @@ layout(constant_id = 17) const int R = 1;     // output rows a workgroup (a mult
 layout(constant_id = 18) const int OW = 1;    // outputs a workgroup along x
 layout(constant_id = 19) const int Q4 = 1;    // columns whose input starts on a word boundary: multiples of Q4
 layout(constant_id = 68) const int PREF = 1;  // load a step's rows one step ahead (registers permitting)
+layout(constant_id = 69) const int HW = 0;    // columns may start half a word in (RGB, KX * 3 = 2 mod 4: G = 1)
 layout(constant_id = 20) const float WX0 = 0.0;
 layout(constant_id = 21) const float WX1 = 0.0;
 layout(constant_id = 22) const float WX2 = 0.0;
@@ -459,7 +462,9 @@ void load_step(int p, uint w0, out uint wd[NW])
 
 // The block sums of pre-shrunk row k of a step from its words, as exact
 // integers in floats: v[g * IN_C + c] (colour times alpha where there is alpha).
-void sums_of(uint wd[NW], int k, out float v[VPT])
+// With HW the columns' first byte is byte 2 of the first word where mid is
+// true (no alpha there).
+void sums_of(uint wd[NW], int k, bool mid, out float v[VPT])
 {
     if (!HAS_ALPHA) {
         // the KY rows added in 16-bit lanes: lo holds bytes 0 and 2 of each word, hi 1 and 3
@@ -473,6 +478,14 @@ void sums_of(uint wd[NW], int k, out float v[VPT])
                 hi[i] += (w >> 8) & 0x00ff00ffu;
             }
         }
+        // starting half a word in: the lanes moved down by one (byte b + 2 is
+        // in the same lane parity, in the other half)
+        if (HW != 0)
+            [[unroll]] for (int i = 0; i < WORDS; i++) {
+                const uint nl = i + 1 < WORDS ? lo[i + 1] : 0u, nh = i + 1 < WORDS ? hi[i + 1] : 0u;
+                lo[i] = mid ? (lo[i] >> 16) | (nl << 16) : lo[i];
+                hi[i] = mid ? (hi[i] >> 16) | (nh << 16) : hi[i];
+            }
         [[unroll]] for (int g = 0; g < G; g++)
             [[unroll]] for (int c = 0; c < IN_C; c++) {
                 uint n = 0u;
@@ -540,7 +553,8 @@ void main()
     const int q = ql + t * G;                    // this invocation's first column
     const bool busy = t * G < qa - ql + SX * (tw - 1) + TX;
     const bool fast = busy && q >= 0 && q + G <= int(pc.pw);
-    const uint w0 = uint(max(q, 0) * KX * IN_C) / 4u;
+    const uint b0 = uint(max(q, 0) * KX * IN_C), w0 = b0 / 4u;
+    const bool mid = HW != 0 && (b0 & 3u) != 0u; // (then byte 2: KX * IN_C is even)
     const int p0 = pc.qy + y0 * SY;              // pre-shrunk row of this strip's first tap
     // the sums' units: colour times alpha in 255^2, the rest in 255, KX * KY pixels
     const float unit = 1.0 / (255.0 * float(KX * KY)), unit_pre = unit / 255.0;
@@ -579,7 +593,7 @@ void main()
             }
             [[unroll]] for (int k = 0; k < SY; k++) {
                 if (fast)
-                    sums_of(wd, k, v);
+                    sums_of(wd, k, mid, v);
                 else if (busy)
                     sums_edge(p0 + st * SY + k, q, v);
                 [[unroll]] for (int d = 0; d < U; d++)

@@ -413,7 +413,14 @@ static void test_strip(vkimg_ctx *ctx)
     int nstrip = 0;
     gh_log_tap = tap;
     setenv("VKIMG_RESIZE_PATH", "strip", 1);
-    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    /* the RGB cases again with VKIMG_RESIZE_STRIP_HW=0 (two columns an
+     * invocation instead of one, where the blocks are 6 bytes wide) */
+    for (size_t n = 0; n < 2 * (sizeof cs / sizeof cs[0]); n++) {
+        const size_t i = n % (sizeof cs / sizeof cs[0]);
+        if (n != i && cs[i].c != 3)
+            continue;
+        if (n != i)
+            setenv("VKIMG_RESIZE_STRIP_HW", "0", 1);
         if (cs[i].shape)
             setenv("VKIMG_RESIZE_STRIP", cs[i].shape, 1);
         ran_strip = 0;
@@ -425,10 +432,11 @@ static void test_strip(vkimg_ctx *ctx)
               other ? "ran" : "did not run");
         nstrip += ran_strip > 0;
         unsetenv("VKIMG_RESIZE_STRIP");
+        unsetenv("VKIMG_RESIZE_STRIP_HW");
     }
     unsetenv("VKIMG_RESIZE_PATH");
     gh_log_tap = NULL;
-    printf("  VKIMG_RESIZE_PATH=strip: %d of %zu cases ran the strip pass\n", nstrip, sizeof cs / sizeof cs[0]);
+    printf("  VKIMG_RESIZE_PATH=strip: %d runs made the strip pass\n", nstrip);
 }
 
 /* ---------------------------------------------------------------- chains */
