@@ -32,8 +32,12 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 // vkimg-variant: strip RESIZE_STRIP
+// vkimg-variant: lines RESIZE_LINES
 #ifndef RESIZE_STRIP
 #define RESIZE_STRIP 0
+#endif
+#ifndef RESIZE_LINES
+#define RESIZE_LINES 0
 #endif
 #include "common.glsl"
 
@@ -65,7 +69,7 @@ vec4 finish(vec4 s)
     return s;
 }
 
-#if !RESIZE_STRIP
+#if !RESIZE_STRIP && !RESIZE_LINES
 layout(constant_id = 8) const int PASS = 1;
 layout(constant_id = 10) const int PRE = 0;   // PASS 1: the input is already premultiplied linear f32
 layout(constant_id = 11) const int T = 1;     // taps per output (table row length); PASS 3: along x
@@ -281,9 +285,9 @@ void main()
     }
     store_px(pc.dst, y * pc.out_w + x, finish(s));
 }
-#endif // !RESIZE_STRIP
+#endif // !RESIZE_STRIP && !RESIZE_LINES
 
-#if RESIZE_STRIP
+#if RESIZE_STRIP || RESIZE_LINES
 // STRIP: a workgroup makes OW consecutive outputs of R consecutive output rows.
 // Each invocation owns G adjacent pre-shrunk columns and walks down the rows,
 // SY pre-shrunk rows (a step) an output row: it makes each pre-shrunk row of
@@ -428,6 +432,9 @@ float wys(int i)
     }
     return 0.0;
 }
+#endif // RESIZE_STRIP || RESIZE_LINES
+
+#if RESIZE_STRIP
 
 layout(push_constant) uniform Push {
     uvec2 src, dst;
@@ -631,3 +638,194 @@ void main()
     }
 }
 #endif // RESIZE_STRIP
+
+#if RESIZE_LINES
+// LINES (resize_lines.spv), the CPU devices' shape of the strip pass (uniform
+// tables, 8-bit input with rows of whole words, whole KX x KY blocks): no
+// shared memory, no barrier, few and wide buffer accesses (lavapipe makes each
+// one a loop over the SIMD lanes). An invocation makes NB consecutive outputs
+// (a multiple of 4) of R consecutive output rows, walking down SY pre-shrunk
+// rows a step: it reads the window of input its outputs' horizontal taps reach
+// as 16-byte vectors, KY rows a pre-shrunk row, adds the blocks as integers
+// (colour times alpha where there is alpha), filters them horizontally (TX
+// weights, step SX: the reference's order, horizontal first), scatters the NB
+// results into the vertical sums of the U = TY / SY output rows they reach and
+// writes the completed row (8-bit: whole words, bytes at its two ends where a
+// row does not start on a word). Every index into the window is a compile-time
+// constant: the window's first byte is SB bytes into a word in every row of
+// every invocation, and which word of its first vector is moved by selects.
+// Invocations whose window leaves the image (taps clamped) read it byte by
+// byte, and so do reads that would pass the end of the input.
+layout(constant_id = 70) const int NB = 8; // outputs an invocation along x (a multiple of 4)
+layout(constant_id = 71) const int SB = 0; // the window's first byte in its word: (qx * KX * IN_C) mod 4
+
+layout(push_constant) uniform Push {
+    uvec2 src, dst;
+    uint in_w, in_h, out_w, out_h;
+    uint pw, ph;   // the pre-shrunk size
+    int qx, qy;    // output 0's first tap on the pre-shrunk grid, per axis
+    uint nblk;     // invocations along a row: ceil(out_w / NB)
+} pc;
+
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer V4Buf { uvec4 v[]; };
+
+const int U = TY / SY;                        // output rows one pre-shrunk row reaches
+const int WL = (NB - 1) * SX + TX;            // pre-shrunk columns of the window
+const int WB = WL * KX * IN_C;                // its bytes a row
+const int NWW = (SB + WB + 3) / 4;            // its words (from the one holding its first byte)
+const int NV = (NWW + 3 + 3) / 4;             // 16-byte vectors that hold them wherever they start
+const int NH = NB * IN_C;                     // values an invocation makes a pre-shrunk row
+const int NN = WL * IN_C;                     // block sums of the window a pre-shrunk row
+
+// The KY input rows of pre-shrunk row p (clamped) over window columns
+// q .. q + WL - 1, as block sums: n[j * IN_C + c]. The bytes of a row as
+// words s (the window's byte i is byte SB + i): from 16-byte vectors, or where
+// the window leaves the image or the input byte by byte (a block's loads in a
+// loop: lavapipe's code for a buffer access is long).
+void window_sums(int p, int q, bool fast, out uint n[NN])
+{
+    [[unroll]] for (int i = 0; i < NN; i++)
+        n[i] = 0u;
+    const uint rb = pc.in_w * uint(IN_C);     // bytes a row
+    const uint y0 = uint(clamp(p, 0, int(pc.ph) - 1) * KY);
+    for (int yy = 0; yy < KY; yy++) {
+        const uint row = (y0 + uint(yy)) * rb;
+        uint s[NWW];
+        if (fast) {
+            // the window's first byte: row + q * KX * IN_C (SB mod 4)
+            const uint a = row + uint(q * KX * IN_C), wa = a >> 2, vw = wa & ~3u, sh = wa - vw;
+            uint w[4 * NV];
+            [[unroll]] for (int v = 0; v < NV; v++) {
+                const uvec4 x = V4Buf(pc.src).v[(vw >> 2) + uint(v)];
+                w[4 * v] = x.x;
+                w[4 * v + 1] = x.y;
+                w[4 * v + 2] = x.z;
+                w[4 * v + 3] = x.w;
+            }
+            [[unroll]] for (int i = 0; i < NWW; i++)
+                s[i] = sh == 0u ? w[i] : sh == 1u ? w[i + 1] : sh == 2u ? w[i + 2] : w[i + 3];
+        } else {
+            uint e[NWW];
+            [[unroll]] for (int i = 0; i < NWW; i++)
+                e[i] = 0u;
+            // (a loop over the columns, not the bytes: lavapipe ends every loop of
+            // an invocation after 65535 iterations in all, lines_fits counts them)
+            for (int j = 0; j < WL; j++) {
+                const uint b0 = row + uint(clamp(q + j, 0, int(pc.pw) - 1) * KX * IN_C);
+                [[unroll]] for (int r = 0; r < KX * IN_C; r++) {
+                    const int i = SB + j * KX * IN_C + r;
+                    e[i >> 2] |= uint(U8Buf(pc.src).v[b0 + uint(r)]) << ((i & 3) * 8);
+                }
+            }
+            [[unroll]] for (int i = 0; i < NWW; i++)
+                s[i] = e[i];
+        }
+        [[unroll]] for (int j = 0; j < WL; j++)
+            [[unroll]] for (int xx = 0; xx < KX; xx++) {
+                const int b = SB + (j * KX + xx) * IN_C;
+                const uint al = HAS_ALPHA ? bitfieldExtract(s[(b + COLOUR) >> 2], ((b + COLOUR) & 3) * 8, 8) : 1u;
+                [[unroll]] for (int c = 0; c < IN_C; c++) {
+                    const uint x = bitfieldExtract(s[(b + c) >> 2], ((b + c) & 3) * 8, 8);
+                    n[j * IN_C + c] += HAS_ALPHA && c < COLOUR ? x * al : x;
+                }
+            }
+    }
+}
+
+// Output row y's NB outputs from x0 (o of them inside the image), scaled sums.
+void store_row(uint y, uint x0, int o, float h[NH])
+{
+    const float unit = 1.0 / (255.0 * float(KX * KY)), unit_pre = unit / 255.0;
+    vec4 px[NB];
+    [[unroll]] for (int i = 0; i < NB; i++) {
+        px[i] = vec4(0.0);
+        [[unroll]] for (int c = 0; c < IN_C; c++)
+            px[i][c] = h[i * IN_C + c] * (HAS_ALPHA && c < COLOUR ? unit_pre : unit);
+        px[i] = finish(px[i]);
+    }
+    const uint p0 = y * pc.out_w + x0;
+    if (OUT_FMT == FMT_U8 && o == NB) {
+        // the NB * OUT_C bytes as words q, then as the words of the row from the
+        // one holding the first byte (sh bits into it): whole words 1 .. NOW - 1,
+        // word 0 whole where sh is 0, the ends byte by byte otherwise
+        const int NOW = NB * OUT_C / 4;
+        uint q[NOW];
+        [[unroll]] for (int i = 0; i < NOW; i++)
+            q[i] = 0u;
+        [[unroll]] for (int i = 0; i < NB; i++)
+            [[unroll]] for (int c = 0; c < OUT_C; c++) {
+                const int b = i * OUT_C + c;
+                q[b >> 2] |= quantize_u(px[i][c], 255.0) << ((b & 3) * 8);
+            }
+        const uint a = p0 * uint(OUT_C), sh = (a & 3u) * 8u, wa = a >> 2;
+        [[unroll]] for (int i = 1; i < NOW; i++)
+            U32Buf(pc.dst).v[wa + uint(i)] = sh == 0u ? q[i] : (q[i - 1] >> (32u - sh)) | (q[i] << sh);
+        if (sh == 0u)
+            U32Buf(pc.dst).v[wa] = q[0];
+        else
+            for (uint b = 0u; b < 4u; b++) {
+                // bytes sh / 8 .. 3 of word wa from q[0], 0 .. sh / 8 - 1 of word wa + NOW from q[NOW - 1]
+                const bool head = b >= sh / 8u;
+                const uint v = head ? q[0] >> (8u * (b - sh / 8u)) : q[NOW - 1] >> (32u - sh + 8u * b);
+                U8Buf(pc.dst).v[(wa + (head ? 0u : uint(NOW))) * 4u + b] = uint8_t(v);
+            }
+    } else {
+        for (int i = 0; i < o; i++)
+            store_px(pc.dst, p0 + uint(i), px[i]);
+    }
+}
+
+void main()
+{
+    const uint id = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    const uint blk = id % pc.nblk, strip = id / pc.nblk;
+    const int x0 = int(blk) * NB, y0 = int(strip) * R;
+    if (y0 >= int(pc.out_h))
+        return;
+    const int o = min(NB, int(pc.out_w) - x0);  // outputs inside the image
+    const int q = pc.qx + x0 * SX;               // the window's first column
+    // the window inside the image, and the last row's vectors inside the input
+    const uint rb = pc.in_w * uint(IN_C), a_last = (pc.in_h - 1u) * rb + uint(max(q, 0) * KX * IN_C);
+    const bool fast = q >= 0 && q + WL <= int(pc.pw) && (a_last >> 4) * 16u + uint(16 * NV) <= pc.in_h * rb &&
+                      (uint(q * KX * IN_C) & 3u) == uint(SB);
+    const int p0 = pc.qy + y0 * SY;              // pre-shrunk row of this strip's first tap
+    float acc[U][NH];
+    [[unroll]] for (int d = 0; d < U; d++)
+        [[unroll]] for (int i = 0; i < NH; i++)
+            acc[d][i] = 0.0;
+    // Step st adds pre-shrunk rows p0 + st * SY + k to outputs y0 + st - U + 1 + d
+    // (weight (U - 1 - d) * SY + k; their sums acc[d]), completes acc[0]
+    // (output y0 + st - U + 1) and moves the others down.
+    const int steps = min(R, int(pc.out_h) - y0) + U - 1;
+    for (int st = 0; st < steps; st++) {
+        for (int k = 0; k < SY; k++) {
+            uint n[NN];
+            window_sums(p0 + st * SY + k, q, fast, n);
+            float h[NH];
+            [[unroll]] for (int i = 0; i < NB; i++)
+                [[unroll]] for (int c = 0; c < IN_C; c++) {
+                    float v = 0.0;
+                    [[unroll]] for (int t = 0; t < TX; t++)
+                        v += wxs(t) * float(n[(i * SX + t) * IN_C + c]);
+                    h[i * IN_C + c] = v;
+                }
+            [[unroll]] for (int d = 0; d < U; d++) {
+                float wk = 0.0;
+                [[unroll]] for (int kk = 0; kk < SY; kk++)
+                    if (kk == k)
+                        wk = wys((U - 1 - d) * SY + kk);
+                [[unroll]] for (int i = 0; i < NH; i++)
+                    acc[d][i] += wk * h[i];
+            }
+        }
+        const int oy = st - (U - 1);
+        if (oy >= 0)
+            store_row(uint(y0 + oy), uint(x0), o, acc[0]);
+        [[unroll]] for (int d = 0; d + 1 < U; d++)
+            [[unroll]] for (int i = 0; i < NH; i++)
+                acc[d][i] = acc[d + 1][i];
+        [[unroll]] for (int i = 0; i < NH; i++)
+            acc[U - 1][i] = 0.0;
+    }
+}
+#endif // RESIZE_LINES

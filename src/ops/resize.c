@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include "spv/resize.spv.h"
 #include "spv/resize_strip.spv.h"
+#include "spv/resize_lines.spv.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -243,23 +244,26 @@ typedef struct resize_push {
 /* How the resampling is recorded:
  *   STRIP   the strip pass (both axes and the pre-shrink in one dispatch, below)
  *           where it fits: GPUs, 8-bit input, integer factors
+ *   LINES   its CPU devices' shape (below) where it fits: CPU devices, the same cases
  *   ROWS    pass 4 (the pre-shrink folded into the horizontal pass, through shared
  *           memory) then pass 2: GPUs otherwise (on the H100 8K -> 1/4 Lanczos3 took
  *           0.24 ms as passes 0-1-2 with f32 between them, 0.32 ms fused)
- *   PASSES  pass 0 (pre-shrink), 1, 2: CPU devices (lavapipe)
+ *   PASSES  pass 0 (pre-shrink), 1, 2: CPU devices (lavapipe) otherwise
  *   FUSED   pass 0, then 3 (both axes in one dispatch): small outputs on GPUs
- * VKIMG_RESIZE_PATH=strip|rows|passes|fused overrides (tests, comparisons); a path
+ * VKIMG_RESIZE_PATH=strip|lines|rows|passes|fused overrides (tests, comparisons); a path
  * whose shared memory does not fit falls back to PASSES (strip: to the device's
  * default). */
-typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS, PATH_STRIP } resize_path;
+typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS, PATH_STRIP, PATH_LINES } resize_path;
 
-static resize_path pick_path(const vki_gpu *g, bool strip_fits)
+static resize_path pick_path(const vki_gpu *g, bool strip_fits, bool lines_fits)
 {
     const bool cpu = g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     const char *ev = getenv("VKIMG_RESIZE_PATH"), *fev = getenv("VKIMG_RESIZE_FUSED");
-    resize_path p = cpu ? PATH_PASSES : PATH_STRIP;
+    resize_path p = cpu ? PATH_LINES : PATH_STRIP;
     if (ev && !strcmp(ev, "strip"))
         p = PATH_STRIP;
+    else if (ev && !strcmp(ev, "lines"))
+        p = PATH_LINES;
     else if (ev && !strcmp(ev, "rows"))
         p = PATH_ROWS;
     else if (ev && !strcmp(ev, "passes"))
@@ -268,7 +272,7 @@ static resize_path pick_path(const vki_gpu *g, bool strip_fits)
         p = PATH_FUSED;
     else if (fev && *fev) /* the older switch: 1 fused, 0 passes */
         p = *fev != '0' ? PATH_FUSED : PATH_PASSES;
-    if (p == PATH_STRIP && !strip_fits)
+    if ((p == PATH_STRIP && !strip_fits) || (p == PATH_LINES && !lines_fits))
         p = cpu ? PATH_PASSES : PATH_ROWS;
     return p;
 }
@@ -391,7 +395,9 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     return true;
 }
 
-static int record_strip(vki_rec *r, const vki_step *s, const strip_plan *p, int pw, int ph)
+/* The uniform tables' weights as the specialization constants WX0.. and WY0..
+ * (resize.comp's strip and lines variants). */
+static void spec_weights(vki_spec *spec, const axis_uniform *x, const axis_uniform *y)
 {
     static const char *const wx[STRIP_MAX_TAPS] = {
         "WX0", "WX1", "WX2", "WX3", "WX4", "WX5", "WX6", "WX7", "WX8", "WX9", "WX10", "WX11",
@@ -401,6 +407,14 @@ static int record_strip(vki_rec *r, const vki_step *s, const strip_plan *p, int 
         "WY0", "WY1", "WY2", "WY3", "WY4", "WY5", "WY6", "WY7", "WY8", "WY9", "WY10", "WY11",
         "WY12", "WY13", "WY14", "WY15", "WY16", "WY17", "WY18", "WY19", "WY20", "WY21", "WY22", "WY23",
     };
+    for (int i = 0; i < x->taps; i++)
+        vki_spec_namedf(spec, wx[i], x->w[i]);
+    for (int i = 0; i < y->taps; i++)
+        vki_spec_namedf(spec, wy[i], y->w[i]);
+}
+
+static int record_strip(vki_rec *r, const vki_step *s, const strip_plan *p, int pw, int ph)
+{
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, (uint32_t)p->nt, 1, 1);
     vki_spec_named(&spec, "KX", (uint32_t)p->kx);
@@ -416,15 +430,97 @@ static int record_strip(vki_rec *r, const vki_step *s, const strip_plan *p, int 
     vki_spec_named(&spec, "Q4", (uint32_t)p->q4);
     vki_spec_named(&spec, "PREF", p->pref);
     vki_spec_named(&spec, "HW", p->hw);
-    for (int i = 0; i < p->x.taps; i++)
-        vki_spec_namedf(&spec, wx[i], p->x.w[i]);
-    for (int i = 0; i < p->y.taps; i++)
-        vki_spec_namedf(&spec, wy[i], p->y.w[i]);
+    spec_weights(&spec, &p->x, &p->y);
     strip_push pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)s->w, (uint32_t)s->h, (uint32_t)s->out_w,
                       (uint32_t)s->out_h, (uint32_t)pw, (uint32_t)ph, p->x.start, p->y.start };
     return vki_rec_dispatch(r, "resize-strip", VKI_SPV(resize_strip), &spec, &pc, sizeof pc,
                             (uint32_t)((s->out_w + p->ow - 1) / p->ow), (uint32_t)((s->out_h + p->rows - 1) / p->rows),
                             1);
+}
+
+/* ---- the lines pass (resize_lines.spv: shaders/ops/resize.comp, LINES), CPU devices */
+
+#define LINES_NB 8          /* outputs an invocation along x */
+#define LINES_ROWS 64       /* output rows an invocation, at least */
+#define LINES_MAX_BYTES 256 /* bytes of an invocation's window row (its unrolled code grows with them) */
+#define LINES_MAX_LOOP 60000 /* loop iterations an invocation (lavapipe's limit: 65535) */
+
+typedef struct lines_plan {
+    int kx, ky, nb, sb, ty, rows, nblk, wg;
+    axis_uniform x, y;
+} lines_plan;
+
+typedef struct lines_push {
+    vki_addr src, dst;
+    uint32_t in_w, in_h, out_w, out_h, pw, ph;
+    int32_t qx, qy;
+    uint32_t nblk;
+} lines_push;
+
+/* Whether the lines pass can make this resampling (the strip pass's cases: 8-bit
+ * input whose rows are whole words, uniform tables over whole blocks, not in
+ * linear light; the input 16-byte aligned, the output 4-byte aligned; a window
+ * row of at most LINES_MAX_BYTES, with fewer outputs an invocation where
+ * needed), and its shape. VKIMG_RESIZE_LINES_NB and
+ * VKIMG_RESIZE_LINES_WG set the outputs an invocation along x and the workgroup
+ * size (benchmarks). */
+static bool lines_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample *rs, int kx, int ky,
+                       const axis_uniform *ux, const axis_uniform *uy, lines_plan *p)
+{
+    const int c = s->in_c;
+    if (s->in_fmt != VKIMG_U8 || rs->linear || ((int64_t)s->w * c) % 4 || !ux->ok || !uy->ok || s->w % kx ||
+        s->h % ky || s->in % 16 || s->out % 4)
+        return false;
+    *p = (lines_plan){ .kx = kx, .ky = ky, .x = *ux, .y = *uy };
+    p->nb = (int)vki_env_long("VKIMG_RESIZE_LINES_NB", LINES_NB, 4, 32) / 4 * 4;
+    p->wg = (int)vki_env_long("VKIMG_RESIZE_LINES_WG", 64, 1, vki_wg_1d(gpu));
+    p->ty = (uy->taps + uy->step - 1) / uy->step * uy->step;
+    const int u = p->ty / uy->step;
+    /* fewer outputs an invocation where the window would be too wide */
+    while (p->nb > 4 && (int64_t)((p->nb - 1) * ux->step + ux->taps) * kx * c > LINES_MAX_BYTES)
+        p->nb -= 4;
+    if (p->ty > STRIP_MAX_TAPS || (int64_t)((p->nb - 1) * ux->step + ux->taps) * kx * c > LINES_MAX_BYTES)
+        return false;
+    p->sb = (int)((((int64_t)ux->start * kx * c) % 4 + 4) % 4);
+    const int lr = (int)vki_env_long("VKIMG_RESIZE_LINES_ROWS", LINES_ROWS, 1, 1 << 20);
+    int rows = s->out_h < lr ? s->out_h : lr;
+    /* lavapipe ends all the loops of an invocation after 65535 iterations in
+     * all (llvmpipe's LP_MAX_TGSI_LOOP_ITERATIONS, shared by every loop of a
+     * shader): the loops of a step (pre-shrunk rows, input rows, the edges'
+     * columns; the row's end bytes and partial outputs) times the steps stay below */
+    const int64_t wl = (p->nb - 1) * ux->step + ux->taps;
+    const int64_t per_step = 1 + uy->step * (1 + ky * (1 + wl)) + 4 + p->nb;
+    const int64_t max_rows = LINES_MAX_LOOP / per_step - (u - 1);
+    if (max_rows < u)
+        return false;
+    if (rows > max_rows)
+        rows = (int)max_rows;
+    p->rows = (rows + u - 1) / u * u;
+    if (p->rows > max_rows)
+        p->rows -= u;
+    p->nblk = (s->out_w + p->nb - 1) / p->nb;
+    return true;
+}
+
+static int record_lines(vki_rec *r, const vki_step *s, const lines_plan *p, int pw, int ph)
+{
+    vki_spec spec = { 0 };
+    vki_step_spec(s, &spec, (uint32_t)p->wg, 1, 1);
+    vki_spec_named(&spec, "KX", (uint32_t)p->kx);
+    vki_spec_named(&spec, "KY", (uint32_t)p->ky);
+    vki_spec_named(&spec, "SX", (uint32_t)p->x.step);
+    vki_spec_named(&spec, "SY", (uint32_t)p->y.step);
+    vki_spec_named(&spec, "TX", (uint32_t)p->x.taps);
+    vki_spec_named(&spec, "TY", (uint32_t)p->ty);
+    vki_spec_named(&spec, "R", (uint32_t)p->rows);
+    vki_spec_named(&spec, "NB", (uint32_t)p->nb);
+    vki_spec_named(&spec, "SB", (uint32_t)p->sb);
+    spec_weights(&spec, &p->x, &p->y);
+    lines_push pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)s->w, (uint32_t)s->h, (uint32_t)s->out_w,
+                      (uint32_t)s->out_h, (uint32_t)pw, (uint32_t)ph, p->x.start, p->y.start, (uint32_t)p->nblk };
+    const uint64_t items = (uint64_t)p->nblk * (uint64_t)((s->out_h + p->rows - 1) / p->rows);
+    return vki_rec_dispatch_1d(r, "resize-lines", VKI_SPV(resize_lines), &spec, &pc, sizeof pc,
+                               (items + (uint64_t)p->wg - 1) / (uint64_t)p->wg);
 }
 
 int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
@@ -458,9 +554,12 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     /* the strip pass: not for mipmaps' levels (f32_between: the same bytes as its
      * fused pass, which sums horizontally first) */
     strip_plan sp = { 0 };
-    path = pick_path(r->gpu, !rs->f32_between && strip_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &sp));
-    if (path == PATH_STRIP) {
-        rc = record_strip(r, s, &sp, pw, ph);
+    lines_plan lp = { 0 };
+    const bool sfit = !rs->f32_between && strip_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &sp);
+    const bool lfit = !rs->f32_between && lines_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &lp);
+    path = pick_path(r->gpu, sfit, lfit);
+    if (path == PATH_STRIP || path == PATH_LINES) {
+        rc = path == PATH_STRIP ? record_strip(r, s, &sp, pw, ph) : record_lines(r, s, &lp, pw, ph);
         goto tables;
     }
     rc = axis_upload(r, &ax, &wx, &sx);
@@ -468,7 +567,7 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
 tables:
     axis_free(&ax);
     axis_free(&ay);
-    if (rc || path == PATH_STRIP) /* (still PATH_STRIP: the strip pass was recorded) */
+    if (rc || path == PATH_STRIP || path == PATH_LINES) /* (the strip or lines pass was recorded) */
         return rc;
     const uint32_t tx = (uint32_t)ax.T, ty = (uint32_t)ay.T;
     const int reach_y = ay.reach;

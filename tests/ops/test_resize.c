@@ -31,6 +31,7 @@
 #define G_PASSES "resize two passes"
 #define G_ROWS "resize rows pass (pre-shrink folded in)"
 #define G_STRIP "resize strip pass (integer factors, 8-bit)"
+#define G_LINES "resize lines pass (CPU devices: integer factors, 8-bit)"
 #define G_CHAIN "resize in chains"
 
 /* One group per filter (exact definition: fast=false, or factors under 4). */
@@ -276,7 +277,7 @@ static void test_unchanged(vkimg_ctx *ctx)
  * "resize" is the fused pass, "resize-h" / "resize-v" the two passes. A kernel
  * made once is not made again, so a case sees its path only where its
  * specialization is new (each case here has sizes of its own). */
-static int made_fused, made_two, ran_strip;
+static int made_fused, made_two, ran_strip, ran_lines;
 
 static void tap(vkimg_log_level lvl, const char *msg)
 {
@@ -284,6 +285,7 @@ static void tap(vkimg_log_level lvl, const char *msg)
     made_fused += !strncmp(msg, "pipeline resize created", 23);
     made_two += !strncmp(msg, "pipeline resize-v created", 25);
     ran_strip += !strncmp(msg, "dispatch resize-strip ", 22);
+    ran_lines += !strncmp(msg, "dispatch resize-lines ", 22);
 }
 
 /* Runs text on in to u8 (for the comparison of the two paths' bytes). */
@@ -381,54 +383,58 @@ static void test_paths(vkimg_ctx *ctx)
  * resize-strip"). Where it does not fit, the run takes another path: those
  * cases are checked too. (With the fast path's pre-shrink factor, floor(s / 2),
  * a uniform table means whole blocks: no partial block reaches this pass.) */
+typedef struct uniform_case {
+    int w, h, c;
+    const char *geo;
+    ref_filter f;
+    bool fast;
+    const char *shape; /* VKIMG_RESIZE_STRIP, or NULL */
+} uniform_case;
+
+static const uniform_case uniform_cases[] = {
+    { 8, 8, 3, "2x2!", RF_LANCZOS3, true, NULL },          /* 4x: k = 2, one output per workgroup row */
+    { 132, 68, 3, "33x17!", RF_LANCZOS3, true, NULL },     /* 4x, RGB: 2 columns an invocation */
+    { 132, 68, 4, "33x17!", RF_LANCZOS3, true, NULL },     /* RGBA: alpha premultiplied in integers */
+    { 132, 68, 2, "33x17!", RF_MITCHELL, true, NULL },     /* gray + alpha */
+    { 132, 68, 1, "33x17!", RF_CATROM, true, NULL },       /* gray: 6 columns an invocation */
+    { 64, 48, 4, "32x24!", RF_LANCZOS3, false, NULL },     /* 2x, no pre-shrink: 12 taps */
+    { 96, 40, 4, "24x10!", RF_LANCZOS3, false, NULL },     /* 4x exact: 24 taps, step 4 */
+    { 256, 64, 4, "32x8!", RF_LANCZOS2, true, NULL },      /* 8x: k = 4 */
+    { 640, 360, 4, "64x36!", RF_BILINEAR, true, NULL },    /* 10x, RGBA */
+    { 100, 60, 1, "50x30!", RF_BOX, false, NULL },         /* box at 2x */
+    { 1040, 24, 3, "260x6!", RF_LANCZOS3, true, NULL },    /* three workgroups across */
+    { 64, 1000, 3, "16x250!", RF_MITCHELL, true, NULL },   /* many strips down */
+    { 1040, 300, 4, "260x75!", RF_LANCZOS3, true, "32x6" },  /* small workgroups, 6 rows */
+    { 1040, 300, 2, "25%", RF_CATROM, true, "64x12" },       /* gray + alpha, 12 rows */
+    { 404, 200, 1, "202x100!", RF_LANCZOS3, false, "32x18" }, /* 2x, many workgroups across */
+    { 9, 7, 4, "2x1!", RF_LANCZOS3, true, NULL },          /* one output row: another path */
+    { 520, 130, 3, "52x13!", RF_LANCZOS3, true, NULL },    /* 10x: k = 5, 15 words a row: too many registers */
+    { 133, 67, 3, "33x17!", RF_LANCZOS3, true, NULL },     /* rows not whole words: another path */
+    { 97, 61, 3, "150%", RF_LANCZOS3, false, NULL },       /* not an integer factor: another path */
+};
+#define N_UNIFORM (sizeof uniform_cases / sizeof uniform_cases[0])
+
 static void test_strip(vkimg_ctx *ctx)
 {
-    static const struct {
-        int w, h, c;
-        const char *geo;
-        ref_filter f;
-        bool fast;
-        const char *shape; /* VKIMG_RESIZE_STRIP, or NULL */
-    } cs[] = {
-        { 8, 8, 3, "2x2!", RF_LANCZOS3, true, NULL },          /* 4x: k = 2, one output per workgroup row */
-        { 132, 68, 3, "33x17!", RF_LANCZOS3, true, NULL },     /* 4x, RGB: 2 columns an invocation */
-        { 132, 68, 4, "33x17!", RF_LANCZOS3, true, NULL },     /* RGBA: alpha premultiplied in integers */
-        { 132, 68, 2, "33x17!", RF_MITCHELL, true, NULL },     /* gray + alpha */
-        { 132, 68, 1, "33x17!", RF_CATROM, true, NULL },       /* gray: 6 columns an invocation */
-        { 64, 48, 4, "32x24!", RF_LANCZOS3, false, NULL },     /* 2x, no pre-shrink: 12 taps */
-        { 96, 40, 4, "24x10!", RF_LANCZOS3, false, NULL },     /* 4x exact: 24 taps, step 4 */
-        { 256, 64, 4, "32x8!", RF_LANCZOS2, true, NULL },      /* 8x: k = 4 */
-        { 640, 360, 4, "64x36!", RF_BILINEAR, true, NULL },    /* 10x, RGBA */
-        { 100, 60, 1, "50x30!", RF_BOX, false, NULL },         /* box at 2x */
-        { 1040, 24, 3, "260x6!", RF_LANCZOS3, true, NULL },    /* three workgroups across */
-        { 64, 1000, 3, "16x250!", RF_MITCHELL, true, NULL },   /* many strips down */
-        { 1040, 300, 4, "260x75!", RF_LANCZOS3, true, "32x6" },  /* small workgroups, 6 rows */
-        { 1040, 300, 2, "25%", RF_CATROM, true, "64x12" },       /* gray + alpha, 12 rows */
-        { 404, 200, 1, "202x100!", RF_LANCZOS3, false, "32x18" }, /* 2x, many workgroups across */
-        { 9, 7, 4, "2x1!", RF_LANCZOS3, true, NULL },          /* one output row: another path */
-        { 520, 130, 3, "52x13!", RF_LANCZOS3, true, NULL },    /* 10x: k = 5, 15 words a row: too many registers */
-        { 133, 67, 3, "33x17!", RF_LANCZOS3, true, NULL },     /* rows not whole words: another path */
-        { 97, 61, 3, "150%", RF_LANCZOS3, false, NULL },       /* not an integer factor: another path */
-    };
     int nstrip = 0;
     gh_log_tap = tap;
     setenv("VKIMG_RESIZE_PATH", "strip", 1);
     /* the RGB cases again with VKIMG_RESIZE_STRIP_HW=0 (two columns an
      * invocation instead of one, where the blocks are 6 bytes wide) */
-    for (size_t n = 0; n < 2 * (sizeof cs / sizeof cs[0]); n++) {
-        const size_t i = n % (sizeof cs / sizeof cs[0]);
-        if (n != i && cs[i].c != 3)
+    for (size_t n = 0; n < 2 * N_UNIFORM; n++) {
+        const size_t i = n % N_UNIFORM;
+        if (n != i && uniform_cases[i].c != 3)
             continue;
         if (n != i)
             setenv("VKIMG_RESIZE_STRIP_HW", "0", 1);
-        if (cs[i].shape)
-            setenv("VKIMG_RESIZE_STRIP", cs[i].shape, 1);
+        if (uniform_cases[i].shape)
+            setenv("VKIMG_RESIZE_STRIP", uniform_cases[i].shape, 1);
         ran_strip = 0;
-        rz(ctx, G_STRIP, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, FMT_U8 | (i % 2 ? FMT_F32 : FMT_U16), cs[i].geo, cs[i].f,
-           false, cs[i].fast);
-        const bool other = i + 4 >= sizeof cs / sizeof cs[0]; /* the last four take another path */
+        rz(ctx, G_STRIP, uniform_cases[i].w, uniform_cases[i].h, uniform_cases[i].c, VKIMG_U8, FMT_U8 | (i % 2 ? FMT_F32 : FMT_U16), uniform_cases[i].geo, uniform_cases[i].f,
+           false, uniform_cases[i].fast);
+        const bool other = i + 4 >= N_UNIFORM; /* the last four take another path */
         CHECK(other ? ran_strip == 0 : ran_strip > 0, "resize=%s:filter=%s:fast=%d %dx%d c=%d: %s the strip pass",
-              cs[i].geo, ref_filter_names[cs[i].f], cs[i].fast, cs[i].w, cs[i].h, cs[i].c,
+              uniform_cases[i].geo, ref_filter_names[uniform_cases[i].f], uniform_cases[i].fast, uniform_cases[i].w, uniform_cases[i].h, uniform_cases[i].c,
               other ? "ran" : "did not run");
         nstrip += ran_strip > 0;
         unsetenv("VKIMG_RESIZE_STRIP");
@@ -437,6 +443,45 @@ static void test_strip(vkimg_ctx *ctx)
     unsetenv("VKIMG_RESIZE_PATH");
     gh_log_tap = NULL;
     printf("  VKIMG_RESIZE_PATH=strip: %d runs made the strip pass\n", nstrip);
+}
+
+/* VKIMG_RESIZE_PATH=lines (CPU devices' default where it fits, the same cases
+ * as the strip pass): an invocation makes NB outputs of a row down R rows
+ * from 16-byte vectors, no shared memory. The strip pass's cases (the same
+ * four take another path), then every third again with NB 4 and 16
+ * (VKIMG_RESIZE_LINES_NB) and workgroups of 8 invocations (VKIMG_RESIZE_LINES_WG):
+ * windows that start 0-3 bytes into a word (SB), output rows that start
+ * inside a word (33 RGB pixels a row), blocks cut by the right edge,
+ * invocations whose window leaves the image (read byte by byte). */
+static void test_lines(vkimg_ctx *ctx)
+{
+    static const char *const nbs[] = { NULL, "4", "16" };
+    int nlines = 0;
+    gh_log_tap = tap;
+    setenv("VKIMG_RESIZE_PATH", "lines", 1);
+    for (size_t v = 0; v < sizeof nbs / sizeof nbs[0]; v++)
+        for (size_t i = 0; i < N_UNIFORM; i++) {
+            if (v && i % 3)
+                continue;
+            if (nbs[v])
+                setenv("VKIMG_RESIZE_LINES_NB", nbs[v], 1);
+            if (uniform_cases[i].shape)
+                setenv("VKIMG_RESIZE_LINES_WG", "8", 1);
+            ran_lines = 0;
+            rz(ctx, G_LINES, uniform_cases[i].w, uniform_cases[i].h, uniform_cases[i].c, VKIMG_U8, FMT_U8 | (i % 2 ? FMT_U16 : FMT_F32), uniform_cases[i].geo,
+               uniform_cases[i].f, false, uniform_cases[i].fast);
+            const bool other = i + 4 >= N_UNIFORM;
+            CHECK(other ? ran_lines == 0 : ran_lines > 0,
+                  "resize=%s:filter=%s:fast=%d %dx%d c=%d NB %s: %s the lines pass", uniform_cases[i].geo,
+                  ref_filter_names[uniform_cases[i].f], uniform_cases[i].fast, uniform_cases[i].w, uniform_cases[i].h, uniform_cases[i].c, nbs[v] ? nbs[v] : "8",
+                  other ? "ran" : "did not run");
+            nlines += ran_lines > 0;
+            unsetenv("VKIMG_RESIZE_LINES_NB");
+            unsetenv("VKIMG_RESIZE_LINES_WG");
+        }
+    unsetenv("VKIMG_RESIZE_PATH");
+    gh_log_tap = NULL;
+    printf("  VKIMG_RESIZE_PATH=lines: %d runs made the lines pass\n", nlines);
 }
 
 /* ---------------------------------------------------------------- chains */
@@ -465,6 +510,7 @@ int main(void)
 {
     static const gh_suite suites[] = {
         { "ties", test_ties },       { "unchanged", test_unchanged }, { "paths", test_paths }, { "strip", test_strip },
+        { "lines", test_lines },
         { "filters", test_filters }, { "fast", test_fast },           { "linear", test_linear },
         { "geometry", test_geometry }, { "chains", test_chains },
     };
