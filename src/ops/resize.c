@@ -83,9 +83,17 @@ static double kernel(vki_filter f, double t)
     return t >= -0.5 && t < 0.5 ? 1 : 0;
 }
 
+/* floor(s / 2) for factors of 4 and more, at most PRESHRINK_MAX: pass 0 loops
+ * over a block's rows and columns in an invocation, and lavapipe ends all the
+ * loops of an invocation after 65535 iterations in all (LP_MAX_TGSI_LOOP_ITERATIONS;
+ * 5120x2880 -> thumbnail=8, blocks of 320 x 288, came out 30% dark); the passes
+ * after it take the rest of the factor */
+#define PRESHRINK_MAX 128
+
 int vki_preshrink_factor(double s)
 {
-    return s >= 4 ? (int)floor(s / 2) : 1;
+    const int k = s >= 4 ? (int)floor(s / 2) : 1;
+    return k < PRESHRINK_MAX ? k : PRESHRINK_MAX;
 }
 
 void vki_resample_min_input(const vki_resample *rs, int w, int h, int out_w, int out_h, int *min_w, int *min_h)
@@ -489,7 +497,8 @@ static bool lines_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
      * shader): the loops of a step (pre-shrunk rows, input rows, the edges'
      * columns; the row's end bytes and partial outputs) times the steps stay below */
     const int64_t wl = (p->nb - 1) * ux->step + ux->taps;
-    const int64_t per_step = 1 + uy->step * (1 + ky * (1 + wl)) + 4 + p->nb;
+    /* (a loop of n iterations costs n + 1: its exit counts) */
+    const int64_t per_step = 1 + (uy->step + 1) + uy->step * ((ky + 1) + ky * (wl + 1)) + 5 + (p->nb + 1);
     const int64_t max_rows = LINES_MAX_LOOP / per_step - (u - 1);
     if (max_rows < u)
         return false;

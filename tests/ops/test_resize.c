@@ -484,6 +484,38 @@ static void test_lines(vkimg_ctx *ctx)
     printf("  VKIMG_RESIZE_PATH=lines: %d runs made the lines pass\n", nlines);
 }
 
+/* Very large factors: a constant image stays that constant (every filter's
+ * weights sum to 1) down to a pixel, through the fast path's pre-shrink, whose
+ * blocks are capped (lavapipe ends all the loops of an invocation after 65535
+ * iterations: 1024 -> 1 made blocks of 512 x 512 and came out at a quarter),
+ * and the exact path's 1024 x 1024 region of taps. */
+static void test_huge_factors(vkimg_ctx *ctx)
+{
+    static const char *const texts[] = { "resize=1x1!", "resize=1x1!:filter=box", "thumbnail=3",
+                                         "resize=1x1!:fast=false:filter=bilinear" };
+    const int w = 1024, h = 1024, c = 3;
+    vkimg_image in = ref_random_image(w, h, c, VKIMG_U8, run_next_seed++);
+    uint8_t *px = in.data;
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        px[3 * i] = 200;
+        px[3 * i + 1] = 100;
+        px[3 * i + 2] = 50;
+    }
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        vkimg_image out;
+        memset(&out, 0, sizeof out);
+        run_u8(ctx, texts[t], &in, &out);
+        const uint8_t *o = out.data;
+        int bad = 0;
+        for (size_t i = 0; o && i < (size_t)out.w * out.h; i++)
+            bad += o[3 * i] != 200 || o[3 * i + 1] != 100 || o[3 * i + 2] != 50;
+        CHECK(o && bad == 0, "'%s' on a constant %dx%d image: %d of %d pixels changed (first %u,%u,%u)", texts[t], w,
+              h, bad, out.w * out.h, o ? o[0] : 0, o ? o[1] : 0, o ? o[2] : 0);
+        vkimg_image_free(&out);
+    }
+    ref_image_free(&in);
+}
+
 /* ---------------------------------------------------------------- chains */
 
 /* Sizes that change from op to op: the composition of the references. */
@@ -511,6 +543,7 @@ int main(void)
     static const gh_suite suites[] = {
         { "ties", test_ties },       { "unchanged", test_unchanged }, { "paths", test_paths }, { "strip", test_strip },
         { "lines", test_lines },
+        { "huge", test_huge_factors },
         { "filters", test_filters }, { "fast", test_fast },           { "linear", test_linear },
         { "geometry", test_geometry }, { "chains", test_chains },
     };
