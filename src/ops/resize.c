@@ -338,17 +338,30 @@ typedef struct strip_push {
     int32_t qx, qy;
 } strip_push;
 
-/* Whether the strip pass can make this resampling, and its shape: 8-bit input
- * whose rows are whole 32-bit words, uniform tables on both axes (integer
- * factors) over whole blocks, not in linear light. VKIMG_RESIZE_STRIP=NTxR sets
+/* The cases of the strip and lines passes: 8-bit input whose rows are whole
+ * 32-bit words, uniform tables on both axes (integer factors) over whole
+ * blocks, not in linear light. */
+static bool uniform_fits(const vki_step *s, const vki_resample *rs, int kx, int ky, const axis_uniform *ux,
+                         const axis_uniform *uy)
+{
+    return s->in_fmt == VKIMG_U8 && !rs->linear && ((int64_t)s->w * s->in_c) % 4 == 0 && ux->ok && uy->ok &&
+           s->w % kx == 0 && s->h % ky == 0;
+}
+
+/* The vertical taps padded to a multiple of the step (TY of both passes). */
+static int padded_taps(const axis_uniform *uy)
+{
+    return (uy->taps + uy->step - 1) / uy->step * uy->step;
+}
+
+/* Whether the strip pass can make this resampling (uniform_fits), and its shape. VKIMG_RESIZE_STRIP=NTxR sets
  * the workgroup's invocations and output rows, VKIMG_RESIZE_STRIP_PREF=0 turns
  * the loads a step ahead off (benchmarks). */
 static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample *rs, int kx, int ky,
                        const axis_uniform *ux, const axis_uniform *uy, strip_plan *p)
 {
     const int c = s->in_c;
-    if (s->in_fmt != VKIMG_U8 || rs->linear || ((int64_t)s->w * c) % 4 || !ux->ok || !uy->ok || s->w % kx ||
-        s->h % ky)
+    if (!uniform_fits(s, rs, kx, ky, ux, uy))
         return false;
     /* RGBA: 256 invocations (on the H100, 8K -> 25%: 0.080 ms against 0.085 with
      * 128; RGB, gray and gray + alpha were as fast or faster with 128). RGB whose
@@ -358,17 +371,18 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
      * two columns (benchmarks; the same sums, the same bytes). */
     const bool hw = c == 3 && (kx * c) % 4 == 2 && vki_env_long("VKIMG_RESIZE_STRIP_HW", 1, 0, 1);
     *p = (strip_plan){ .kx = kx, .ky = ky, .x = *ux, .y = *uy, .nt = c == 4 || hw ? 2 * STRIP_NT : STRIP_NT, .hw = hw };
-    p->ty = (uy->taps + uy->step - 1) / uy->step * uy->step;
+    p->ty = padded_taps(uy);
     p->u = p->ty / uy->step;
     /* the columns whose input starts on a word: multiples of q4 */
     p->q4 = (kx * c) % 4 == 0 ? 1 : (kx * c) % 2 == 0 ? 2 : 4;
-    p->g = p->q4;
-    while ((p->g + p->q4) * c <= 6)
-        p->g += p->q4;
-    p->words = p->g * kx * c / 4;
     if (hw) { /* (2 + kx * c bytes: whole words) */
         p->g = 1;
         p->words = (2 + kx * c) / 4;
+    } else {
+        p->g = p->q4;
+        while ((p->g + p->q4) * c <= 6)
+            p->g += p->q4;
+        p->words = p->g * kx * c / 4;
     }
     const int nw = uy->step * ky * p->words; /* words a step */
     p->pref = 2 * nw + p->u * p->g * c <= STRIP_MAX_REGS && vki_env_long("VKIMG_RESIZE_STRIP_PREF", 1, 0, 1);
@@ -403,9 +417,12 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     return true;
 }
 
-/* The uniform tables' weights as the specialization constants WX0.. and WY0..
- * (resize.comp's strip and lines variants). */
-static void spec_weights(vki_spec *spec, const axis_uniform *x, const axis_uniform *y)
+/* The specialization constants resize.comp's strip and lines variants share:
+ * the pre-shrink, the uniform tables (steps, taps, the weights as WX0.. and
+ * WY0..; ty: the vertical taps padded, padded_taps) and the output rows an
+ * invocation or workgroup. */
+static void spec_uniform(vki_spec *spec, int kx, int ky, const axis_uniform *x, const axis_uniform *y, int ty,
+                         int rows)
 {
     static const char *const wx[STRIP_MAX_TAPS] = {
         "WX0", "WX1", "WX2", "WX3", "WX4", "WX5", "WX6", "WX7", "WX8", "WX9", "WX10", "WX11",
@@ -415,6 +432,13 @@ static void spec_weights(vki_spec *spec, const axis_uniform *x, const axis_unifo
         "WY0", "WY1", "WY2", "WY3", "WY4", "WY5", "WY6", "WY7", "WY8", "WY9", "WY10", "WY11",
         "WY12", "WY13", "WY14", "WY15", "WY16", "WY17", "WY18", "WY19", "WY20", "WY21", "WY22", "WY23",
     };
+    vki_spec_named(spec, "KX", (uint32_t)kx);
+    vki_spec_named(spec, "KY", (uint32_t)ky);
+    vki_spec_named(spec, "SX", (uint32_t)x->step);
+    vki_spec_named(spec, "SY", (uint32_t)y->step);
+    vki_spec_named(spec, "TX", (uint32_t)x->taps);
+    vki_spec_named(spec, "TY", (uint32_t)ty);
+    vki_spec_named(spec, "R", (uint32_t)rows);
     for (int i = 0; i < x->taps; i++)
         vki_spec_namedf(spec, wx[i], x->w[i]);
     for (int i = 0; i < y->taps; i++)
@@ -425,20 +449,13 @@ static int record_strip(vki_rec *r, const vki_step *s, const strip_plan *p, int 
 {
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, (uint32_t)p->nt, 1, 1);
-    vki_spec_named(&spec, "KX", (uint32_t)p->kx);
-    vki_spec_named(&spec, "KY", (uint32_t)p->ky);
+    spec_uniform(&spec, p->kx, p->ky, &p->x, &p->y, p->ty, p->rows);
     vki_spec_named(&spec, "G", (uint32_t)p->g);
     vki_spec_named(&spec, "WORDS", (uint32_t)p->words);
-    vki_spec_named(&spec, "SX", (uint32_t)p->x.step);
-    vki_spec_named(&spec, "SY", (uint32_t)p->y.step);
-    vki_spec_named(&spec, "TX", (uint32_t)p->x.taps);
-    vki_spec_named(&spec, "TY", (uint32_t)p->ty);
-    vki_spec_named(&spec, "R", (uint32_t)p->rows);
     vki_spec_named(&spec, "OW", (uint32_t)p->ow);
     vki_spec_named(&spec, "Q4", (uint32_t)p->q4);
     vki_spec_named(&spec, "PREF", p->pref);
     vki_spec_named(&spec, "HW", p->hw);
-    spec_weights(&spec, &p->x, &p->y);
     strip_push pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)s->w, (uint32_t)s->h, (uint32_t)s->out_w,
                       (uint32_t)s->out_h, (uint32_t)pw, (uint32_t)ph, p->x.start, p->y.start };
     return vki_rec_dispatch(r, "resize-strip", VKI_SPV(resize_strip), &spec, &pc, sizeof pc,
@@ -476,18 +493,18 @@ static bool lines_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
                        const axis_uniform *ux, const axis_uniform *uy, lines_plan *p)
 {
     const int c = s->in_c;
-    if (s->in_fmt != VKIMG_U8 || rs->linear || ((int64_t)s->w * c) % 4 || !ux->ok || !uy->ok || s->w % kx ||
-        s->h % ky || s->in % 16 || s->out % 4)
+    if (!uniform_fits(s, rs, kx, ky, ux, uy) || s->in % 16 || s->out % 4)
         return false;
     *p = (lines_plan){ .kx = kx, .ky = ky, .x = *ux, .y = *uy };
     p->nb = (int)vki_env_long("VKIMG_RESIZE_LINES_NB", LINES_NB, 4, 32) / 4 * 4;
     p->wg = (int)vki_env_long("VKIMG_RESIZE_LINES_WG", 64, 1, vki_wg_1d(gpu));
-    p->ty = (uy->taps + uy->step - 1) / uy->step * uy->step;
+    p->ty = padded_taps(uy);
     const int u = p->ty / uy->step;
-    /* fewer outputs an invocation where the window would be too wide */
-    while (p->nb > 4 && (int64_t)((p->nb - 1) * ux->step + ux->taps) * kx * c > LINES_MAX_BYTES)
+    /* the window's columns (fewer outputs an invocation where its row would be too wide) */
+    int64_t wl = (p->nb - 1) * ux->step + ux->taps;
+    for (; p->nb > 4 && wl * kx * c > LINES_MAX_BYTES; wl -= 4 * ux->step)
         p->nb -= 4;
-    if (p->ty > STRIP_MAX_TAPS || (int64_t)((p->nb - 1) * ux->step + ux->taps) * kx * c > LINES_MAX_BYTES)
+    if (p->ty > STRIP_MAX_TAPS || wl * kx * c > LINES_MAX_BYTES)
         return false;
     p->sb = (int)((((int64_t)ux->start * kx * c) % 4 + 4) % 4);
     const int lr = (int)vki_env_long("VKIMG_RESIZE_LINES_ROWS", LINES_ROWS, 1, 1 << 20);
@@ -496,7 +513,6 @@ static bool lines_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
      * all (llvmpipe's LP_MAX_TGSI_LOOP_ITERATIONS, shared by every loop of a
      * shader): the loops of a step (pre-shrunk rows, input rows, the edges'
      * columns; the row's end bytes and partial outputs) times the steps stay below */
-    const int64_t wl = (p->nb - 1) * ux->step + ux->taps;
     /* (a loop of n iterations costs n + 1: its exit counts) */
     const int64_t per_step = 1 + (uy->step + 1) + uy->step * ((ky + 1) + ky * (wl + 1)) + 5 + (p->nb + 1);
     const int64_t max_rows = LINES_MAX_LOOP / per_step - (u - 1);
@@ -515,16 +531,9 @@ static int record_lines(vki_rec *r, const vki_step *s, const lines_plan *p, int 
 {
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, (uint32_t)p->wg, 1, 1);
-    vki_spec_named(&spec, "KX", (uint32_t)p->kx);
-    vki_spec_named(&spec, "KY", (uint32_t)p->ky);
-    vki_spec_named(&spec, "SX", (uint32_t)p->x.step);
-    vki_spec_named(&spec, "SY", (uint32_t)p->y.step);
-    vki_spec_named(&spec, "TX", (uint32_t)p->x.taps);
-    vki_spec_named(&spec, "TY", (uint32_t)p->ty);
-    vki_spec_named(&spec, "R", (uint32_t)p->rows);
+    spec_uniform(&spec, p->kx, p->ky, &p->x, &p->y, p->ty, p->rows);
     vki_spec_named(&spec, "NB", (uint32_t)p->nb);
     vki_spec_named(&spec, "SB", (uint32_t)p->sb);
-    spec_weights(&spec, &p->x, &p->y);
     lines_push pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)s->w, (uint32_t)s->h, (uint32_t)s->out_w,
                       (uint32_t)s->out_h, (uint32_t)pw, (uint32_t)ph, p->x.start, p->y.start, (uint32_t)p->nblk };
     const uint64_t items = (uint64_t)p->nblk * (uint64_t)((s->out_h + p->rows - 1) / p->rows);

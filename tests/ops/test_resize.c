@@ -414,6 +414,20 @@ static const uniform_case uniform_cases[] = {
 };
 #define N_UNIFORM (sizeof uniform_cases / sizeof uniform_cases[0])
 
+/* Runs uniform case i (8-bit and fmt2 outputs) under group and checks whether
+ * the pass that *ran counts (reset here, counted by the log tap; what names it)
+ * ran: all but the last four cases, which take another path. True where it ran. */
+static bool run_uniform_case(vkimg_ctx *ctx, const char *group, size_t i, unsigned fmt2, int *ran, const char *what)
+{
+    const uniform_case *u = &uniform_cases[i];
+    *ran = 0;
+    rz(ctx, group, u->w, u->h, u->c, VKIMG_U8, FMT_U8 | fmt2, u->geo, u->f, false, u->fast);
+    const bool other = i + 4 >= N_UNIFORM;
+    CHECK(other ? *ran == 0 : *ran > 0, "resize=%s:filter=%s:fast=%d %dx%d c=%d: %s the %s", u->geo,
+          ref_filter_names[u->f], u->fast, u->w, u->h, u->c, other ? "ran" : "did not run", what);
+    return *ran > 0;
+}
+
 static void test_strip(vkimg_ctx *ctx)
 {
     int nstrip = 0;
@@ -429,14 +443,7 @@ static void test_strip(vkimg_ctx *ctx)
             setenv("VKIMG_RESIZE_STRIP_HW", "0", 1);
         if (uniform_cases[i].shape)
             setenv("VKIMG_RESIZE_STRIP", uniform_cases[i].shape, 1);
-        ran_strip = 0;
-        rz(ctx, G_STRIP, uniform_cases[i].w, uniform_cases[i].h, uniform_cases[i].c, VKIMG_U8, FMT_U8 | (i % 2 ? FMT_F32 : FMT_U16), uniform_cases[i].geo, uniform_cases[i].f,
-           false, uniform_cases[i].fast);
-        const bool other = i + 4 >= N_UNIFORM; /* the last four take another path */
-        CHECK(other ? ran_strip == 0 : ran_strip > 0, "resize=%s:filter=%s:fast=%d %dx%d c=%d: %s the strip pass",
-              uniform_cases[i].geo, ref_filter_names[uniform_cases[i].f], uniform_cases[i].fast, uniform_cases[i].w, uniform_cases[i].h, uniform_cases[i].c,
-              other ? "ran" : "did not run");
-        nstrip += ran_strip > 0;
+        nstrip += run_uniform_case(ctx, G_STRIP, i, i % 2 ? FMT_F32 : FMT_U16, &ran_strip, "strip pass");
         unsetenv("VKIMG_RESIZE_STRIP");
         unsetenv("VKIMG_RESIZE_STRIP_HW");
     }
@@ -467,15 +474,9 @@ static void test_lines(vkimg_ctx *ctx)
                 setenv("VKIMG_RESIZE_LINES_NB", nbs[v], 1);
             if (uniform_cases[i].shape)
                 setenv("VKIMG_RESIZE_LINES_WG", "8", 1);
-            ran_lines = 0;
-            rz(ctx, G_LINES, uniform_cases[i].w, uniform_cases[i].h, uniform_cases[i].c, VKIMG_U8, FMT_U8 | (i % 2 ? FMT_U16 : FMT_F32), uniform_cases[i].geo,
-               uniform_cases[i].f, false, uniform_cases[i].fast);
-            const bool other = i + 4 >= N_UNIFORM;
-            CHECK(other ? ran_lines == 0 : ran_lines > 0,
-                  "resize=%s:filter=%s:fast=%d %dx%d c=%d NB %s: %s the lines pass", uniform_cases[i].geo,
-                  ref_filter_names[uniform_cases[i].f], uniform_cases[i].fast, uniform_cases[i].w, uniform_cases[i].h, uniform_cases[i].c, nbs[v] ? nbs[v] : "8",
-                  other ? "ran" : "did not run");
-            nlines += ran_lines > 0;
+            char what[40];
+            snprintf(what, sizeof what, "lines pass (NB %s)", nbs[v] ? nbs[v] : "8");
+            nlines += run_uniform_case(ctx, G_LINES, i, i % 2 ? FMT_U16 : FMT_F32, &ran_lines, what);
             unsetenv("VKIMG_RESIZE_LINES_NB");
             unsetenv("VKIMG_RESIZE_LINES_WG");
         }
