@@ -23,6 +23,8 @@
 //         the pre-shrunk pixels its taps reach are made once into shared memory
 //         (each input pixel read once, coalesced), then each output from there.
 //         With KX = KY = 1 it is pass 1 through shared memory. Pass 2 follows.
+// PASS 5  pass 1 for CPU devices (8-bit input, no pre-shrink), PASS 6 pass 2
+//         after it: below, at h_cpu and v_cpu.
 // TMP16   the intermediate of passes 1/4 -> 2 in 16 bits instead of f32 (8-bit
 //         outputs): fixed point, v * 2^14 rounded, in [-2, 2) (the filters' lobes
 //         overshoot [0, 1] by less than half), so within 1/128 of an 8-bit step.
@@ -31,6 +33,7 @@
 //         same weights, starts an integer step apart: integer factors).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 // vkimg-variant: strip RESIZE_STRIP
 // vkimg-variant: lines RESIZE_LINES
 #ifndef RESIZE_STRIP
@@ -69,6 +72,26 @@ vec4 finish(vec4 s)
     return s;
 }
 
+// Bytes 0 .. 4 n - 1 of words q to the 8-bit buffer dst from byte a (any
+// alignment; n known at compile time where it is called): whole words where a
+// is one, otherwise words 1 .. n - 1 shifted and the two ends byte by byte.
+const int MAX_WORDS = 32;
+void store_words(uvec2 dst, uint a, const int n, uint q[MAX_WORDS])
+{
+    const uint sh = (a & 3u) * 8u, wa = a >> 2;
+    [[unroll]] for (int i = 1; i < n; i++)
+        U32Buf(dst).v[wa + uint(i)] = sh == 0u ? q[i] : (q[i - 1] >> (32u - sh)) | (q[i] << sh);
+    if (sh == 0u)
+        U32Buf(dst).v[wa] = q[0];
+    // (a loop, not an else: lavapipe runs both sides of an if, the lanes masked)
+    for (uint b = sh == 0u ? 4u : 0u; b < 4u; b++) {
+            // bytes sh / 8 .. 3 of word wa from q[0], 0 .. sh / 8 - 1 of word wa + n from q[n - 1]
+        const bool head = b >= sh / 8u;
+        const uint v = head ? q[0] >> (8u * (b - sh / 8u)) : q[n - 1] >> (32u - sh + 8u * b);
+        U8Buf(dst).v[(wa + (head ? 0u : uint(n))) * 4u + b] = uint8_t(v);
+    }
+}
+
 #if !RESIZE_STRIP && !RESIZE_LINES
 layout(constant_id = 8) const int PASS = 1;
 layout(constant_id = 10) const int PRE = 0;   // PASS 1: the input is already premultiplied linear f32
@@ -85,6 +108,7 @@ layout(push_constant) uniform Push {
     uint in_w, in_h, out_w, out_h;
     uint kx, ky;          // PASS 0
     uvec2 wts_y, starts_y; // PASS 3: the vertical table (wts, starts: the horizontal one)
+    uint pitch;            // PASS 5, 6: pixels a row of the intermediate (a multiple of 8)
 } pc;
 
 shared float hrows[PASS == 3 || PASS == 4 ? SROWS * (PASS == 3 ? TW : 1) * IN_C : 1];
@@ -236,8 +260,184 @@ void fused()
     }
 }
 
+// PASS 5 and 6: the CPU devices' shapes of passes 1 and 2 for 8-bit input
+// (lavapipe makes every buffer access a loop over the SIMD lanes, one for each
+// component of a vector: these make few accesses of 64-bit components, and
+// every index into the registers is a compile-time constant). The tables have
+// TP = T rounded up to 4 taps a row (zero weights past T); the intermediate's
+// rows are pc.pitch pixels (a multiple of 8: whole 16-byte vectors), in runs
+// of 8 (the last run of a row: its last 8 outputs).
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer S4Buf { ivec4 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer L8Buf { uint64_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) writeonly buffer S8Buf { uint64_t v[]; };
+const int TP = (T + 3) / 4 * 4;
+const int HB = T * IN_C;            // PASS 5: bytes of an output's taps
+const int HWD = (HB + 3) / 4;       // their words, from the one holding the first byte
+const int H8 = (HWD + 2 + 1) / 2;   // 64-bit words that hold them wherever they start
+const int HNB = 4;                  // PASS 5: outputs an invocation
+layout(constant_id = 17) const int HR = 16; // PASS 5: rows an invocation
+const int VNB = 8;                  // PASS 6: outputs an invocation
+
+// The 8-bit sample at value index (compile-time) i of words w, as pass 1's load_px does.
+float u8_at(uint w[HWD], int i)
+{
+    return u2f(bitfieldExtract(w[i >> 2], (i & 3) * 8, 8)) * (1.0 / 255.0);
+}
+
+// (premultiplied, linearized) pixel p as load_pre does
+vec4 pre_of(vec4 v)
+{
+    if (LINEAR != 0)
+        for (int c = 0; c < COLOUR; c++)
+            v[c] = to_linear(clamp(v[c], 0.0, 1.0));
+    if (HAS_ALPHA)
+        for (int c = 0; c < COLOUR; c++)
+            v[c] *= v[COLOUR];
+    return v;
+}
+
+// PASS 5: outputs x0 .. x0 + HNB - 1 of input rows y0 .. y0 + HR - 1 into the
+// intermediate. The weights are read once; each output's T taps of a row as
+// H8 64-bit words (lavapipe's loop over the lanes is per component: 64-bit
+// ones carry the most bytes) and moved into place with selects and shifts
+// (their start is a per-lane value). No branches: lavapipe runs both sides of
+// an if and the first pass of a loop with the lanes masked, so the host has
+// folded the taps that leave the image into its edge pixels (every start in
+// 0 .. in_w - T), and the words past the input's last one (past every window)
+// are read as that one (buffers are padded to 16 bytes: memory.c).
+void h_cpu()
+{
+    const uint id = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex, nbx = pc.pitch / uint(HNB);
+    const uint x0 = (id % nbx) * uint(HNB), y0 = (id / nbx) * uint(HR);
+    if (y0 >= pc.in_h)
+        return;
+    const ivec4 st = S4Buf(pc.starts).v[x0 / 4u];
+    const uint last = (pc.in_w * pc.in_h * uint(IN_C) - 1u) >> 3; // the 64-bit word of the input's last byte
+    float wt[HNB][TP];
+    [[unroll]] for (int o = 0; o < HNB; o++)
+        [[unroll]] for (int k = 0; k < TP / 2; k++) {
+            const uvec2 u = unpackUint2x32(L8Buf(pc.wts).v[(x0 + uint(o)) * uint(TP / 2) + uint(k)]);
+            wt[o][2 * k] = uintBitsToFloat(u.x);
+            wt[o][2 * k + 1] = uintBitsToFloat(u.y);
+        }
+    const uint y1 = min(y0 + uint(HR), pc.in_h);
+    for (uint y = y0; y < y1; y++) {
+        const uint row = y * pc.in_w;
+        float h[HNB * IN_C];
+        [[unroll]] for (int o = 0; o < HNB; o++) {
+            const int j0 = st[o];
+            const uint a = (row + uint(j0)) * uint(IN_C);
+            const uint bs = (a & 3u) * 8u;
+            vec4 s = vec4(0.0);
+            uint w[2 * H8];
+            [[unroll]] for (int v = 0; v < H8; v++) {
+                const uvec2 x = unpackUint2x32(L8Buf(pc.src).v[min((a >> 3) + uint(v), last)]);
+                w[2 * v] = x.x;
+                w[2 * v + 1] = x.y;
+            }
+            uint m[HWD + 1];
+            [[unroll]] for (int i = 0; i <= HWD; i++)
+                m[i] = (a & 4u) == 0u ? w[i] : w[i + 1];
+            uint b[HWD];
+            [[unroll]] for (int i = 0; i < HWD; i++)
+                b[i] = bs == 0u ? m[i] : (m[i] >> bs) | (m[i + 1] << (32u - bs));
+            [[unroll]] for (int t = 0; t < T; t++) {
+                vec4 p = vec4(0.0);
+                [[unroll]] for (int c = 0; c < IN_C; c++)
+                    p[c] = u8_at(b, t * IN_C + c);
+                s += wt[o][t] * pre_of(p);
+            }
+            [[unroll]] for (int c = 0; c < IN_C; c++)
+                h[o * IN_C + c] = s[c];
+        }
+        // HNB * IN_C values: 16-bit as IN_C 64-bit words, f32 as 2 IN_C
+        const uint e = (y * pc.pitch + x0) * uint(IN_C);
+        if (TMP16 != 0) {
+            [[unroll]] for (int v = 0; v < IN_C; v++) {
+                uint q[2];
+                [[unroll]] for (int k = 0; k < 2; k++) {
+                    const int l = clamp(int(round(h[4 * v + 2 * k] * TMP16_SCALE)), -32768, 32767);
+                    const int u = clamp(int(round(h[4 * v + 2 * k + 1] * TMP16_SCALE)), -32768, 32767);
+                    q[k] = (uint(l) & 0xFFFFu) | (uint(u) << 16);
+                }
+                S8Buf(pc.dst).v[e / 4u + uint(v)] = packUint2x32(uvec2(q[0], q[1]));
+            }
+        } else {
+            [[unroll]] for (int v = 0; v < 2 * IN_C; v++)
+                S8Buf(pc.dst).v[e / 2u + uint(v)] = packUint2x32(floatBitsToUint(vec2(h[2 * v], h[2 * v + 1])));
+        }
+    }
+}
+
+// PASS 6: outputs x0 .. x0 + VNB - 1 of output row y from the intermediate:
+// every tap a row's VNB pixels as 64-bit words (2 IN_C of them 16-bit, 4 IN_C
+// f32), the weights the same for the invocations of a row. A row's last
+// run of the intermediate holds its last VNB outputs (out_w >= VNB: the host
+// checks), some of them also the run before's: no partial runs (lavapipe
+// would run their code in every invocation, masked).
+void v_cpu()
+{
+    const uint id = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex, nbx = pc.pitch / uint(VNB);
+    const uint k0 = (id % nbx) * uint(VNB), x0 = min(k0, pc.out_w - uint(VNB)), y = id / nbx;
+    if (y >= pc.out_h)
+        return;
+    const int NV = TMP16 != 0 ? IN_C : 2 * IN_C, PER = TMP16 != 0 ? 8 : 4; // vectors a tap, values a vector
+    const int j0 = IntBuf(pc.starts).v[y];
+    const uint rowv = pc.pitch * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u, xv = k0 * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u;
+    float acc[VNB * IN_C];
+    [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
+        acc[i] = 0.0;
+    for (int t4 = 0; t4 < TP / 4; t4++) {
+        const uint wi = (y * uint(TP / 4) + uint(t4)) * 2u;
+        const vec4 wq = uintBitsToFloat(uvec4(unpackUint2x32(L8Buf(pc.wts).v[wi]), unpackUint2x32(L8Buf(pc.wts).v[wi + 1u])));
+        [[unroll]] for (int k = 0; k < 4; k++) {
+            const uint base = uint(clamp(j0 + 4 * t4 + k, 0, int(pc.in_h) - 1)) * rowv + xv;
+            [[unroll]] for (int v = 0; v < NV; v++) {
+                const uvec2 x0 = unpackUint2x32(L8Buf(pc.src).v[2u * (base + uint(v))]);
+                const uvec2 x1 = unpackUint2x32(L8Buf(pc.src).v[2u * (base + uint(v)) + 1u]);
+                const uvec4 x = uvec4(x0, x1);
+                [[unroll]] for (int e = 0; e < PER; e++) {
+                    const float f = TMP16 != 0 ? float(bitfieldExtract(int(x[e / 2]), 16 * (e % 2), 16))
+                                               : uintBitsToFloat(x[e]);
+                    acc[v * PER + e] += wq[k] * f;
+                }
+            }
+        }
+    }
+    const float scale = TMP16 != 0 ? 1.0 / TMP16_SCALE : 1.0;
+    vec4 px[VNB];
+    [[unroll]] for (int i = 0; i < VNB; i++) {
+        px[i] = vec4(0.0);
+        [[unroll]] for (int c = 0; c < IN_C; c++)
+            px[i][c] = acc[i * IN_C + c] * scale;
+        px[i] = finish(px[i]);
+    }
+    uint q[MAX_WORDS];
+    [[unroll]] for (int i = 0; i < MAX_WORDS; i++)
+        q[i] = 0u;
+    if (OUT_FMT == FMT_U8) {
+        [[unroll]] for (int i = 0; i < VNB; i++)
+            [[unroll]] for (int c = 0; c < OUT_C; c++) {
+                const int b = i * OUT_C + c;
+                q[b >> 2] |= quantize_u(px[i][c], 255.0) << ((b & 3) * 8);
+            }
+        store_words(pc.dst, (y * pc.out_w + x0) * uint(OUT_C), VNB * OUT_C / 4, q);
+    } else {
+        [[unroll]] for (int i = 0; i < VNB; i++)
+            store_px(pc.dst, y * pc.out_w + x0 + uint(i), px[i]);
+    }
+}
+
 void main()
 {
+    if (PASS == 5) {
+        h_cpu();
+        return;
+    }
+    if (PASS == 6) {
+        v_cpu();
+        return;
+    }
     if (PASS == 3) {
         fused();
         return;
@@ -749,26 +949,15 @@ void store_row(uint y, uint x0, int o, float h[NH])
         // one holding the first byte (sh bits into it): whole words 1 .. NOW - 1,
         // word 0 whole where sh is 0, the ends byte by byte otherwise
         const int NOW = NB * OUT_C / 4;
-        uint q[NOW];
-        [[unroll]] for (int i = 0; i < NOW; i++)
+        uint q[MAX_WORDS];
+        [[unroll]] for (int i = 0; i < MAX_WORDS; i++)
             q[i] = 0u;
         [[unroll]] for (int i = 0; i < NB; i++)
             [[unroll]] for (int c = 0; c < OUT_C; c++) {
                 const int b = i * OUT_C + c;
                 q[b >> 2] |= quantize_u(px[i][c], 255.0) << ((b & 3) * 8);
             }
-        const uint a = p0 * uint(OUT_C), sh = (a & 3u) * 8u, wa = a >> 2;
-        [[unroll]] for (int i = 1; i < NOW; i++)
-            U32Buf(pc.dst).v[wa + uint(i)] = sh == 0u ? q[i] : (q[i - 1] >> (32u - sh)) | (q[i] << sh);
-        if (sh == 0u)
-            U32Buf(pc.dst).v[wa] = q[0];
-        else
-            for (uint b = 0u; b < 4u; b++) {
-                // bytes sh / 8 .. 3 of word wa from q[0], 0 .. sh / 8 - 1 of word wa + NOW from q[NOW - 1]
-                const bool head = b >= sh / 8u;
-                const uint v = head ? q[0] >> (8u * (b - sh / 8u)) : q[NOW - 1] >> (32u - sh + 8u * b);
-                U8Buf(pc.dst).v[(wa + (head ? 0u : uint(NOW))) * 4u + b] = uint8_t(v);
-            }
+        store_words(pc.dst, p0 * uint(OUT_C), NOW, q);
     } else {
         for (int i = 0; i < o; i++)
             store_px(pc.dst, p0 + uint(i), px[i]);

@@ -242,6 +242,7 @@ typedef struct resize_push {
     uint32_t in_w, in_h, out_w, out_h;
     uint32_t kx, ky;
     vki_addr wts_y, starts_y;
+    uint32_t pitch;
 } resize_push;
 
 #define FUSED_TW 32 /* the fused pass's output tile */
@@ -256,12 +257,14 @@ typedef struct resize_push {
  *   ROWS    pass 4 (the pre-shrink folded into the horizontal pass, through shared
  *           memory) then pass 2: GPUs otherwise (on the H100 8K -> 1/4 Lanczos3 took
  *           0.24 ms as passes 0-1-2 with f32 between them, 0.32 ms fused)
+ *   VEC     passes 5 and 6, the CPU devices' shapes of 1 and 2 (wide loads, below):
+ *           CPU devices otherwise, for 8-bit input without a pre-shrink
  *   PASSES  pass 0 (pre-shrink), 1, 2: CPU devices (lavapipe) otherwise
  *   FUSED   pass 0, then 3 (both axes in one dispatch): small outputs on GPUs
- * VKIMG_RESIZE_PATH=strip|lines|rows|passes|fused overrides (tests, comparisons); a path
+ * VKIMG_RESIZE_PATH=strip|lines|vec|rows|passes|fused overrides (tests, comparisons); a path
  * whose shared memory does not fit falls back to PASSES (strip: to the device's
  * default). */
-typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS, PATH_STRIP, PATH_LINES } resize_path;
+typedef enum { PATH_PASSES, PATH_FUSED, PATH_ROWS, PATH_STRIP, PATH_LINES, PATH_VEC } resize_path;
 
 static resize_path pick_path(const vki_gpu *g, bool strip_fits, bool lines_fits)
 {
@@ -272,6 +275,8 @@ static resize_path pick_path(const vki_gpu *g, bool strip_fits, bool lines_fits)
         p = PATH_STRIP;
     else if (ev && !strcmp(ev, "lines"))
         p = PATH_LINES;
+    else if (ev && !strcmp(ev, "vec"))
+        p = PATH_VEC;
     else if (ev && !strcmp(ev, "rows"))
         p = PATH_ROWS;
     else if (ev && !strcmp(ev, "passes"))
@@ -281,7 +286,7 @@ static resize_path pick_path(const vki_gpu *g, bool strip_fits, bool lines_fits)
     else if (fev && *fev) /* the older switch: 1 fused, 0 passes */
         p = *fev != '0' ? PATH_FUSED : PATH_PASSES;
     if ((p == PATH_STRIP && !strip_fits) || (p == PATH_LINES && !lines_fits))
-        p = cpu ? PATH_PASSES : PATH_ROWS;
+        p = cpu ? PATH_VEC : PATH_ROWS;
     return p;
 }
 
@@ -301,7 +306,8 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
     vki_spec_named(&spec, "PRE", pre);
     vki_spec_named(&spec, "T", taps);
     vki_spec_named(&spec, "TMP16", tmp16);
-    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize", "resize-h" };
+    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize", "resize-h",
+                                         "resize-h-vec", "resize-v-vec" };
     if (p == 4) {
         vki_spec_named(&spec, "TW", ROWS_TW);
         vki_spec_named(&spec, "SROWS", srows);
@@ -317,6 +323,99 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
                                 (ny + FUSED_TH - 1) / FUSED_TH, 1);
     }
     return vki_rec_dispatch(r, names[p], VKI_SPV(resize), &spec, pc, sizeof *pc, (nx + 15) / 16, (ny + wy - 1) / wy, 1);
+}
+
+/* ---- passes 5 and 6 (the VEC path): CPU devices' shapes of passes 1 and 2 */
+
+#define VEC_MAX_TAPS 32 /* horizontal taps (pass 5 unrolls them) */
+#define VEC_WG 64       /* invocations a workgroup */
+#define VEC_HR 16       /* pass 5: input rows an invocation (its weights read once) */
+
+/* Whether passes 5 and 6 can make this resampling: 8-bit input, 16-byte
+ * aligned, no pre-shrink, at most VEC_MAX_TAPS horizontal taps and no more
+ * than the input's width (pass 5's windows lie inside its rows), at least 8
+ * output columns (pass 6's runs). */
+static bool vec_fits(const vki_step *s, int kx, int ky, int tx)
+{
+    return s->in_fmt == VKIMG_U8 && s->in % 16 == 0 && kx == 1 && ky == 1 && tx <= VEC_MAX_TAPS && tx <= s->w &&
+           s->out_w >= 8;
+}
+
+/* A table as passes 5 and 6 read it: its rows padded to TP = T rounded up to 4
+ * taps (zero weights). Vertical: a row an output. Horizontal (`h`): a row a
+ * column of the intermediate (n, a multiple of 8), in runs of 8 the row's last
+ * run the last 8 outputs (pass 6 reads a run and writes 8 outputs), and the
+ * taps of an output that leave the input's n_in positions added to its edge
+ * one (the same sum as clamping them, in double), its start moved into
+ * 0 .. n_in - T (pass 5 does not clamp). */
+static int vec_upload(vki_rec *r, const axis_tab *t, int n, int n_in, bool h, VkDeviceAddress *wts,
+                      VkDeviceAddress *starts)
+{
+    const bool fold = h;
+    const int tp = (t->T + 3) / 4 * 4;
+    float *w = calloc((size_t)n * (size_t)tp, sizeof *w);
+    int32_t *st = malloc((size_t)n * sizeof *st);
+    double *d = calloc((size_t)tp, sizeof *d);
+    int rc = 0;
+    if (!w || !st || !d)
+        rc = vki_fail(r->e, VKIMG_E_RUNTIME, "resize: out of memory for the weights (%d taps x %d)", tp, n);
+    for (int i = 0; !rc && i < n; i++) {
+        const int run = i / 8 * 8 < t->n_out - 8 ? i / 8 * 8 : t->n_out - 8, k = h ? run + i % 8 : i;
+        const float *src = t->w + (size_t)k * t->T;
+        int s0 = t->st[k];
+        if (fold && (s0 < 0 || s0 + t->T > n_in)) {
+            const int s1 = s0 < 0 ? 0 : n_in - t->T;
+            memset(d, 0, (size_t)tp * sizeof *d);
+            for (int j = 0; j < t->T; j++) {
+                const int x = s0 + j < 0 ? 0 : s0 + j >= n_in ? n_in - 1 : s0 + j;
+                d[x - s1] += src[j];
+            }
+            for (int j = 0; j < t->T; j++)
+                w[(size_t)i * tp + j] = (float)d[j];
+            s0 = s1;
+        } else {
+            memcpy(w + (size_t)i * tp, src, (size_t)t->T * sizeof *w);
+        }
+        st[i] = s0;
+    }
+    free(d);
+    rc = rc ? rc : vki_rec_const(r, w, (size_t)n * (size_t)tp * sizeof *w, "resize weights", wts);
+    rc = rc ? rc : vki_rec_const(r, st, (size_t)n * sizeof *st, "resize positions", starts);
+    free(w);
+    free(st);
+    return rc;
+}
+
+static int record_vec(vki_rec *r, const vki_step *s, const vki_resample *rs, const axis_tab *ax, const axis_tab *ay,
+                      bool tmp16)
+{
+    const int c = s->in_c, ow = s->out_w, oh = s->out_h, pitch = (ow + 7) / 8 * 8;
+    VkDeviceAddress tmp, wx, sx, wy, sy;
+    int rc = vec_upload(r, ax, pitch, s->w, true, &wx, &sx);
+    rc = rc ? rc : vec_upload(r, ay, oh, s->h, false, &wy, &sy);
+    rc = rc ? rc : vki_rec_scratch(r, (VkDeviceSize)pitch * (VkDeviceSize)s->h * (VkDeviceSize)c * (tmp16 ? 2 : 4),
+                                   "resize intermediate", &tmp);
+    if (rc)
+        return rc;
+    for (int p = 5; p <= 6; p++) {
+        vki_spec spec = { 0 };
+        vki_step_spec(s, &spec, VEC_WG, 1, 1);
+        vki_spec_named(&spec, "PASS", (uint32_t)p);
+        vki_spec_named(&spec, "LINEAR", rs->linear);
+        vki_spec_named(&spec, "T", (uint32_t)(p == 5 ? ax->T : ay->T));
+        vki_spec_named(&spec, "TMP16", tmp16);
+        vki_spec_named(&spec, "HR", VEC_HR);
+        resize_push pc = { vki_addr_of(p == 5 ? s->in : tmp), vki_addr_of(p == 5 ? tmp : s->out),
+                           vki_addr_of(p == 5 ? wx : wy), vki_addr_of(p == 5 ? sx : sy),
+                           (uint32_t)s->w, (uint32_t)s->h, (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 },
+                           (uint32_t)pitch };
+        const uint64_t items = p == 5 ? (uint64_t)(pitch / 4) * (uint64_t)((s->h + VEC_HR - 1) / VEC_HR)
+                                      : (uint64_t)(pitch / 8) * (uint64_t)oh;
+        if ((rc = vki_rec_dispatch_1d(r, p == 5 ? "resize-h-vec" : "resize-v-vec", VKI_SPV(resize), &spec, &pc,
+                                      sizeof pc, (items + VEC_WG - 1) / VEC_WG)))
+            return rc;
+    }
+    return 0;
 }
 
 /* ---- the strip pass (resize_strip.spv: shaders/ops/resize.comp, STRIP) */
@@ -576,6 +675,12 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     const bool sfit = !rs->f32_between && strip_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &sp);
     const bool lfit = !rs->f32_between && lines_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &lp);
     path = pick_path(r->gpu, sfit, lfit);
+    if (path == PATH_VEC && !vec_fits(s, kx, ky, ax.T))
+        path = PATH_PASSES;
+    if (path == PATH_VEC) {
+        rc = record_vec(r, s, rs, &ax, &ay, tmp16);
+        goto tables;
+    }
     if (path == PATH_STRIP || path == PATH_LINES) {
         rc = path == PATH_STRIP ? record_strip(r, s, &sp, pw, ph) : record_lines(r, s, &lp, pw, ph);
         goto tables;
@@ -585,7 +690,7 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
 tables:
     axis_free(&ax);
     axis_free(&ay);
-    if (rc || path == PATH_STRIP || path == PATH_LINES) /* (the strip or lines pass was recorded) */
+    if (rc || path == PATH_STRIP || path == PATH_LINES || path == PATH_VEC) /* (recorded) */
         return rc;
     const uint32_t tx = (uint32_t)ax.T, ty = (uint32_t)ay.T;
     const int reach_y = ay.reach;
@@ -611,18 +716,18 @@ tables:
         if ((rc = vki_rec_scratch(r, (VkDeviceSize)ow * ph * c * tmp_sample, "resize intermediate", &tmp)))
             return rc;
         resize_push p4 = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w,
-                           (uint32_t)h, (uint32_t)ow, (uint32_t)oh, (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 } };
+                           (uint32_t)h, (uint32_t)ow, (uint32_t)oh, (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 }, 0 };
         if ((rc = pass(r, s, rs, 4, false, tx, 1, (uint32_t)reach_rows, tmp16, &p4, (uint32_t)ow, (uint32_t)ph)))
             return rc;
         resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)pw,
-                           (uint32_t)ph, (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
+                           (uint32_t)ph, (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 }, 0 };
         return pass(r, s, rs, 2, false, ty, 1, 1, tmp16, &pv, (uint32_t)ow, (uint32_t)oh);
     }
     if (kx > 1 || ky > 1) {
         if ((rc = vki_rec_scratch(r, (VkDeviceSize)pw * ph * c * 4, "resize pre-shrunk image", &pre)))
             return rc;
         resize_push pc = { vki_addr_of(src), vki_addr_of(pre), { 0, 0 }, { 0, 0 }, (uint32_t)w, (uint32_t)h, 0, 0,
-                           (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 } };
+                           (uint32_t)kx, (uint32_t)ky, { 0, 0 }, { 0, 0 }, 0 };
         if ((rc = pass(r, s, rs, 0, false, 1, 1, 1, false, &pc, (uint32_t)pw, (uint32_t)ph)))
             return rc;
         src = pre;
@@ -632,17 +737,17 @@ tables:
     }
     if (path == PATH_FUSED) {
         resize_push pf = { vki_addr_of(src), vki_addr_of(s->out), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w,
-                           (uint32_t)h, (uint32_t)ow, (uint32_t)oh, 1, 1, vki_addr_of(wy), vki_addr_of(sy) };
+                           (uint32_t)h, (uint32_t)ow, (uint32_t)oh, 1, 1, vki_addr_of(wy), vki_addr_of(sy), 0 };
         return pass(r, s, rs, 3, shrunk, tx, ty, (uint32_t)reach_y, false, &pf, (uint32_t)ow, (uint32_t)oh);
     }
     if ((rc = vki_rec_scratch(r, (VkDeviceSize)ow * h * c * tmp_sample, "resize intermediate", &tmp)))
         return rc;
     resize_push ph1 = { vki_addr_of(src), vki_addr_of(tmp), vki_addr_of(wx), vki_addr_of(sx), (uint32_t)w, (uint32_t)h,
-                        (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
+                        (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 }, 0 };
     if ((rc = pass(r, s, rs, 1, shrunk, tx, 1, 1, tmp16, &ph1, (uint32_t)ow, (uint32_t)h)))
         return rc;
     resize_push pv = { vki_addr_of(tmp), vki_addr_of(s->out), vki_addr_of(wy), vki_addr_of(sy), (uint32_t)w, (uint32_t)h,
-                       (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 } };
+                       (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 }, 0 };
     return pass(r, s, rs, 2, false, ty, 1, 1, tmp16, &pv, (uint32_t)ow, (uint32_t)oh);
 }
 
