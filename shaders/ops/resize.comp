@@ -854,17 +854,21 @@ void main()
 // row does not start on a word). Every index into the window is a compile-time
 // constant: the window's first byte is SB bytes into a word in every row of
 // every invocation, and which word of its first vector is moved by selects.
-// Invocations whose window leaves the image (taps clamped) read it byte by
-// byte, and so do reads that would pass the end of the input.
+// The invocations whose window leaves the image (taps clamped) or whose
+// outputs pass its right edge are a dispatch of their own (EDGE 1) that reads
+// the window byte by byte: lavapipe runs both sides of an if with the lanes
+// masked, so the interior's dispatch (EDGE 0) has none of that code.
 layout(constant_id = 70) const int NB = 8; // outputs an invocation along x (a multiple of 4)
 layout(constant_id = 71) const int SB = 0; // the window's first byte in its word: (qx * KX * IN_C) mod 4
+layout(constant_id = 72) const int EDGE = 0; // this dispatch's blocks: 0 those inside the image, 1 the others
 
 layout(push_constant) uniform Push {
     uvec2 src, dst;
     uint in_w, in_h, out_w, out_h;
     uint pw, ph;   // the pre-shrunk size
     int qx, qy;    // output 0's first tap on the pre-shrunk grid, per axis
-    uint nblk;     // invocations along a row: ceil(out_w / NB)
+    uint nblk;     // this dispatch's invocations along a row
+    uint b0, b1;   // the blocks of NB outputs inside the image: b0 .. b1 - 1 (EDGE 0), the others (EDGE 1)
 } pc;
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer V4Buf { uvec4 v[]; };
@@ -893,10 +897,13 @@ void window_sums(int p, int q, bool fast, out uint n[NN])
         uint s[NWW];
         if (fast) {
             // the window's first byte: row + q * KX * IN_C (SB mod 4)
+            // (the vectors past the input's last one hold none of the window: read as
+            // that one, buffers are padded to 16 bytes: memory.c)
             const uint a = row + uint(q * KX * IN_C), wa = a >> 2, vw = wa & ~3u, sh = wa - vw;
+            const uint lastv = (pc.in_h * rb - 1u) >> 4;
             uint w[4 * NV];
             [[unroll]] for (int v = 0; v < NV; v++) {
-                const uvec4 x = V4Buf(pc.src).v[(vw >> 2) + uint(v)];
+                const uvec4 x = V4Buf(pc.src).v[min((vw >> 2) + uint(v), lastv)];
                 w[4 * v] = x.x;
                 w[4 * v + 1] = x.y;
                 w[4 * v + 2] = x.z;
@@ -967,16 +974,18 @@ void store_row(uint y, uint x0, int o, float h[NH])
 void main()
 {
     const uint id = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
-    const uint blk = id % pc.nblk, strip = id / pc.nblk;
+    const uint bd = id % pc.nblk, strip = id / pc.nblk;
+    const uint blk = EDGE == 0 ? pc.b0 + bd : bd < pc.b0 ? bd : bd - pc.b0 + pc.b1;
     const int x0 = int(blk) * NB, y0 = int(strip) * R;
     if (y0 >= int(pc.out_h))
         return;
-    const int o = min(NB, int(pc.out_w) - x0);  // outputs inside the image
+    // outputs inside the image (EDGE 0: all NB; a branch for fewer would cost
+    // lavapipe its code in every invocation, masked)
+    const int o = EDGE == 0 ? NB : min(NB, int(pc.out_w) - x0);
     const int q = pc.qx + x0 * SX;               // the window's first column
-    // the window inside the image, and the last row's vectors inside the input
-    const uint rb = pc.in_w * uint(IN_C), a_last = (pc.in_h - 1u) * rb + uint(max(q, 0) * KX * IN_C);
-    const bool fast = q >= 0 && q + WL <= int(pc.pw) && (a_last >> 4) * 16u + uint(16 * NV) <= pc.in_h * rb &&
-                      (uint(q * KX * IN_C) & 3u) == uint(SB);
+    // EDGE 0: the window inside the image (the host chose the blocks), read as
+    // vectors; EDGE 1: byte by byte, its columns clamped
+    const bool fast = EDGE == 0;
     const int p0 = pc.qy + y0 * SY;              // pre-shrunk row of this strip's first tap
     float acc[U][NH];
     [[unroll]] for (int d = 0; d < U; d++)

@@ -578,7 +578,7 @@ typedef struct lines_push {
     vki_addr src, dst;
     uint32_t in_w, in_h, out_w, out_h, pw, ph;
     int32_t qx, qy;
-    uint32_t nblk;
+    uint32_t nblk, b0, b1;
 } lines_push;
 
 /* Whether the lines pass can make this resampling (the strip pass's cases: 8-bit
@@ -626,18 +626,40 @@ static bool lines_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     return true;
 }
 
+/* Two dispatches: the blocks of NB outputs whose windows lie inside the image
+ * and whose outputs are all inside it (b0 .. b1 - 1, EDGE 0: read as vectors),
+ * then the others (EDGE 1: byte by byte, clamped). */
 static int record_lines(vki_rec *r, const vki_step *s, const lines_plan *p, int pw, int ph)
 {
-    vki_spec spec = { 0 };
-    vki_step_spec(s, &spec, (uint32_t)p->wg, 1, 1);
-    spec_uniform(&spec, p->kx, p->ky, &p->x, &p->y, p->ty, p->rows);
-    vki_spec_named(&spec, "NB", (uint32_t)p->nb);
-    vki_spec_named(&spec, "SB", (uint32_t)p->sb);
-    lines_push pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)s->w, (uint32_t)s->h, (uint32_t)s->out_w,
-                      (uint32_t)s->out_h, (uint32_t)pw, (uint32_t)ph, p->x.start, p->y.start, (uint32_t)p->nblk };
-    const uint64_t items = (uint64_t)p->nblk * (uint64_t)((s->out_h + p->rows - 1) / p->rows);
-    return vki_rec_dispatch_1d(r, "resize-lines", VKI_SPV(resize_lines), &spec, &pc, sizeof pc,
-                               (items + (uint64_t)p->wg - 1) / (uint64_t)p->wg);
+    const int64_t step = (int64_t)p->nb * p->x.step, wl = (int64_t)(p->nb - 1) * p->x.step + p->x.taps;
+    const int64_t room = pw - wl - p->x.start; /* block b is inside where b * step <= room and q >= 0 */
+    int64_t b1 = room < 0 ? 0 : floor_div(room, step) + 1, b0 = p->x.start >= 0 ? 0 : (-p->x.start + step - 1) / step;
+    if (b1 > s->out_w / p->nb)
+        b1 = s->out_w / p->nb;
+    if (b0 > b1)
+        b0 = b1;
+    const uint64_t strips = (uint64_t)((s->out_h + p->rows - 1) / p->rows);
+    for (int edge = 0; edge <= 1; edge++) {
+        const uint32_t n = edge ? (uint32_t)(p->nblk - (b1 - b0)) : (uint32_t)(b1 - b0);
+        if (n == 0)
+            continue;
+        vki_spec spec = { 0 };
+        vki_step_spec(s, &spec, (uint32_t)p->wg, 1, 1);
+        spec_uniform(&spec, p->kx, p->ky, &p->x, &p->y, p->ty, p->rows);
+        vki_spec_named(&spec, "NB", (uint32_t)p->nb);
+        vki_spec_named(&spec, "SB", (uint32_t)p->sb);
+        vki_spec_named(&spec, "EDGE", (uint32_t)edge);
+        lines_push pc = { vki_addr_of(s->in),   vki_addr_of(s->out), (uint32_t)s->w,  (uint32_t)s->h,
+                          (uint32_t)s->out_w,   (uint32_t)s->out_h,  (uint32_t)pw,    (uint32_t)ph,
+                          p->x.start,           p->y.start,          n,               (uint32_t)b0,
+                          (uint32_t)b1 };
+        const uint64_t items = (uint64_t)n * strips;
+        int rc = vki_rec_dispatch_1d(r, edge ? "resize-lines-edge" : "resize-lines", VKI_SPV(resize_lines), &spec,
+                                     &pc, sizeof pc, (items + (uint64_t)p->wg - 1) / (uint64_t)p->wg);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)

@@ -287,7 +287,7 @@ static void tap(vkimg_log_level lvl, const char *msg)
     made_fused += !strncmp(msg, "pipeline resize created", 23);
     made_two += !strncmp(msg, "pipeline resize-v created", 25);
     ran_strip += !strncmp(msg, "dispatch resize-strip ", 22);
-    ran_lines += !strncmp(msg, "dispatch resize-lines ", 22);
+    ran_lines += !strncmp(msg, "dispatch resize-lines", 21); /* and resize-lines-edge */
     ran_vec += !strncmp(msg, "dispatch resize-h-vec ", 22);
 }
 
