@@ -115,10 +115,9 @@ shared float hrows[PASS == 3 || PASS == 4 ? SROWS * (PASS == 3 ? TW : 1) * IN_C 
 
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer IntBuf { int v[]; };
 
-// Pixel i of the input as premultiplied (linear) values.
-vec4 load_pre(uint i)
+// A pixel's values premultiplied (and linearized).
+vec4 pre_of(vec4 v)
 {
-    vec4 v = load_px(pc.src, i);
     if (LINEAR != 0)
         for (int c = 0; c < COLOUR; c++)
             v[c] = to_linear(clamp(v[c], 0.0, 1.0));
@@ -126,6 +125,12 @@ vec4 load_pre(uint i)
         for (int c = 0; c < COLOUR; c++)
             v[c] *= v[COLOUR];
     return v;
+}
+
+// Pixel i of the input as premultiplied (linear) values.
+vec4 load_pre(uint i)
+{
+    return pre_of(load_px(pc.src, i));
 }
 
 vec4 load_f32(uvec2 a, uint i)
@@ -282,18 +287,6 @@ const int VNB = 8;                  // PASS 6: outputs an invocation
 float u8_at(uint w[HWD], int i)
 {
     return u2f(bitfieldExtract(w[i >> 2], (i & 3) * 8, 8)) * (1.0 / 255.0);
-}
-
-// (premultiplied, linearized) pixel p as load_pre does
-vec4 pre_of(vec4 v)
-{
-    if (LINEAR != 0)
-        for (int c = 0; c < COLOUR; c++)
-            v[c] = to_linear(clamp(v[c], 0.0, 1.0));
-    if (HAS_ALPHA)
-        for (int c = 0; c < COLOUR; c++)
-            v[c] *= v[COLOUR];
-    return v;
 }
 
 // PASS 5: outputs x0 .. x0 + HNB - 1 of input rows y0 .. y0 + HR - 1 into the

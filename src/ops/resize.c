@@ -351,7 +351,6 @@ static bool vec_fits(const vki_step *s, int kx, int ky, int tx)
 static int vec_upload(vki_rec *r, const axis_tab *t, int n, int n_in, bool h, VkDeviceAddress *wts,
                       VkDeviceAddress *starts)
 {
-    const bool fold = h;
     const int tp = (t->T + 3) / 4 * 4;
     float *w = calloc((size_t)n * (size_t)tp, sizeof *w);
     int32_t *st = malloc((size_t)n * sizeof *st);
@@ -363,7 +362,7 @@ static int vec_upload(vki_rec *r, const axis_tab *t, int n, int n_in, bool h, Vk
         const int run = i / 8 * 8 < t->n_out - 8 ? i / 8 * 8 : t->n_out - 8, k = h ? run + i % 8 : i;
         const float *src = t->w + (size_t)k * t->T;
         int s0 = t->st[k];
-        if (fold && (s0 < 0 || s0 + t->T > n_in)) {
+        if (h && (s0 < 0 || s0 + t->T > n_in)) {
             const int s1 = s0 < 0 ? 0 : n_in - t->T;
             memset(d, 0, (size_t)tp * sizeof *d);
             for (int j = 0; j < t->T; j++) {
