@@ -306,8 +306,7 @@ static int pass(vki_rec *r, const vki_step *s, const vki_resample *rs, int p, bo
     vki_spec_named(&spec, "PRE", pre);
     vki_spec_named(&spec, "T", taps);
     vki_spec_named(&spec, "TMP16", tmp16);
-    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize", "resize-h",
-                                         "resize-h-vec", "resize-v-vec" };
+    static const char *const names[] = { "resize-preshrink", "resize-h", "resize-v", "resize", "resize-h" };
     if (p == 4) {
         vki_spec_named(&spec, "TW", ROWS_TW);
         vki_spec_named(&spec, "SROWS", srows);
@@ -359,7 +358,9 @@ static int vec_upload(vki_rec *r, const axis_tab *t, int n, int n_in, bool h, Vk
     if (!w || !st || !d)
         rc = vki_fail(r->e, VKIMG_E_RUNTIME, "resize: out of memory for the weights (%d taps x %d)", tp, n);
     for (int i = 0; !rc && i < n; i++) {
-        const int run = i / 8 * 8 < t->n_out - 8 ? i / 8 * 8 : t->n_out - 8, k = h ? run + i % 8 : i;
+        int k = i; /* the output of row i */
+        if (h)
+            k = (i / 8 * 8 < t->n_out - 8 ? i / 8 * 8 : t->n_out - 8) + i % 8;
         const float *src = t->w + (size_t)k * t->T;
         int s0 = t->st[k];
         if (h && (s0 < 0 || s0 + t->T > n_in)) {
