@@ -43,6 +43,7 @@
 #define RESIZE_LINES 0
 #endif
 #include "common.glsl"
+#include "words.glsl"
 
 layout(constant_id = 9) const int LINEAR = 0; // resize in linear light (exact sRGB transfer)
 
@@ -70,26 +71,6 @@ vec4 finish(vec4 s)
         for (int c = 0; c < COLOUR; c++)
             s[c] = to_srgb(clamp(s[c], 0.0, 1.0));
     return s;
-}
-
-// Bytes 0 .. 4 n - 1 of words q to the 8-bit buffer dst from byte a (any
-// alignment; n known at compile time where it is called): whole words where a
-// is one, otherwise words 1 .. n - 1 shifted and the two ends byte by byte.
-const int MAX_WORDS = 32;
-void store_words(uvec2 dst, uint a, const int n, uint q[MAX_WORDS])
-{
-    const uint sh = (a & 3u) * 8u, wa = a >> 2;
-    [[unroll]] for (int i = 1; i < n; i++)
-        U32Buf(dst).v[wa + uint(i)] = sh == 0u ? q[i] : (q[i - 1] >> (32u - sh)) | (q[i] << sh);
-    if (sh == 0u)
-        U32Buf(dst).v[wa] = q[0];
-    // (a loop, not an else: lavapipe runs both sides of an if, the lanes masked)
-    for (uint b = sh == 0u ? 4u : 0u; b < 4u; b++) {
-            // bytes sh / 8 .. 3 of word wa from q[0], 0 .. sh / 8 - 1 of word wa + n from q[n - 1]
-        const bool head = b >= sh / 8u;
-        const uint v = head ? q[0] >> (8u * (b - sh / 8u)) : q[n - 1] >> (32u - sh + 8u * b);
-        U8Buf(dst).v[(wa + (head ? 0u : uint(n))) * 4u + b] = uint8_t(v);
-    }
 }
 
 #if !RESIZE_STRIP && !RESIZE_LINES
@@ -273,12 +254,9 @@ void fused()
 // rows are pc.pitch pixels (a multiple of 8: whole 16-byte vectors), in runs
 // of 8 (the last run of a row: its last 8 outputs).
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer S4Buf { ivec4 v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer L8Buf { uint64_t v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 8) writeonly buffer S8Buf { uint64_t v[]; };
 const int TP = (T + 3) / 4 * 4;
 const int HB = T * IN_C;            // PASS 5: bytes of an output's taps
 const int HWD = (HB + 3) / 4;       // their words, from the one holding the first byte
-const int H8 = (HWD + 2 + 1) / 2;   // 64-bit words that hold them wherever they start
 const int HNB = 4;                  // PASS 5: outputs an invocation
 layout(constant_id = 17) const int HR = 16; // PASS 5: rows an invocation
 const int VNB = 8;                  // PASS 6: outputs an invocation
@@ -291,9 +269,8 @@ float u8_at(uint w[HWD], int i)
 
 // PASS 5: outputs x0 .. x0 + HNB - 1 of input rows y0 .. y0 + HR - 1 into the
 // intermediate. The weights are read once; each output's T taps of a row as
-// H8 64-bit words (lavapipe's loop over the lanes is per component: 64-bit
-// ones carry the most bytes) and moved into place with selects and shifts
-// (their start is a per-lane value). No branches: lavapipe runs both sides of
+// 64-bit words moved into place with selects and shifts (words.glsl
+// LOAD_WINDOW: their start is a per-lane value). No branches: lavapipe runs both sides of
 // an if and the first pass of a loop with the lanes masked, so the host has
 // folded the taps that leave the image into its edge pixels (every start in
 // 0 .. in_w - T), and the words past the input's last one (past every window)
@@ -320,20 +297,9 @@ void h_cpu()
         [[unroll]] for (int o = 0; o < HNB; o++) {
             const int j0 = st[o];
             const uint a = (row + uint(j0)) * uint(IN_C);
-            const uint bs = (a & 3u) * 8u;
             vec4 s = vec4(0.0);
-            uint w[2 * H8];
-            [[unroll]] for (int v = 0; v < H8; v++) {
-                const uvec2 x = unpackUint2x32(L8Buf(pc.src).v[min((a >> 3) + uint(v), last)]);
-                w[2 * v] = x.x;
-                w[2 * v + 1] = x.y;
-            }
-            uint m[HWD + 1];
-            [[unroll]] for (int i = 0; i <= HWD; i++)
-                m[i] = (a & 4u) == 0u ? w[i] : w[i + 1];
             uint b[HWD];
-            [[unroll]] for (int i = 0; i < HWD; i++)
-                b[i] = bs == 0u ? m[i] : (m[i] >> bs) | (m[i + 1] << (32u - bs));
+            LOAD_WINDOW(pc.src, a, last, HWD, b)
             [[unroll]] for (int t = 0; t < T; t++) {
                 vec4 p = vec4(0.0);
                 [[unroll]] for (int c = 0; c < IN_C; c++)
