@@ -61,7 +61,15 @@
 #ifndef BLUR_LINES_ONLY
 #define BLUR_LINES_ONLY 0
 #endif
+// vkimg-variant: vec BLUR_VEC_ONLY
+// (blur_vec.spv: FUSED = 5 and 6 alone, what CPU devices run for 8-bit images)
+#ifndef BLUR_VEC_ONLY
+#define BLUR_VEC_ONLY 0
+#endif
 #include "common.glsl"
+#if BLUR_VEC_ONLY
+#include "words.glsl"
+#endif
 
 layout(constant_id = 8) const int DIR = 0;
 layout(constant_id = 9) const int CHUNK = 64;  // separable: positions per line held in shared memory
@@ -80,6 +88,8 @@ layout(constant_id = 21) const int T4 = 1;
 layout(constant_id = 22) const int NBH = 16;   // fused: outputs per invocation of the row pass
 layout(constant_id = 23) const int PACKED = 0; // u8 RGB input, 4-byte aligned and padded: read words
 layout(constant_id = 24) const int PAD16 = 0;  // lines: the u16 RGB intermediate as 4 u16 a texel (read: 1, written: 2)
+layout(constant_id = 25) const int EDGE = 0;   // vec passes: 0 the interior (whole words), 1 the rest (texel by texel)
+layout(constant_id = 26) const int VW = 4;     // vec pass along y: 64-bit words of a row an invocation reads
 
 #define RMAX VKI_BLUR_RMAX // the push block is 128 bytes
 layout(push_constant) uniform Push {
@@ -298,7 +308,7 @@ void store_pix(uint p, vec4 v)
             mac(acc[i_], wt_, i_ + s_ < NB ? A[min(i_ + s_, NB - 1)] : B[max(i_ + s_ - NB, 0)]); \
     }
 
-#if !BLUR_LINES_ONLY // (the GPU shapes and method=box)
+#if !BLUR_LINES_ONLY && !BLUR_VEC_ONLY // (the GPU shapes and method=box)
 void fused()
 {
     const int TX = LINES, TY = ALONG, TH = TY + 2 * R, TW = TX + 2 * R;
@@ -548,6 +558,7 @@ void transpose()
 
 #endif // !BLUR_LINES_ONLY
 
+#if !BLUR_VEC_ONLY
 void lines()
 {
     const bool X = DIR == 0;
@@ -570,11 +581,183 @@ void lines()
 #undef LOAD_DIRECT
 #undef LINE_AT
 }
+#endif
+
+#if BLUR_VEC_ONLY
+// FUSED = 5 and 6, the vec passes: blur of 8-bit images on CPU devices, along
+// x (8-bit input -> the intermediate) then along y (-> 8-bit output), with the
+// lavapipe facts of words.glsl. An invocation of the x pass makes NB outputs of
+// one row from its window read as 64-bit words (the bytes moved into place with
+// selects and shifts) and writes them as whole 64-bit words; one of the y pass
+// makes NB rows of a run of S = VW * (samples a word) samples, every window row
+// read as VW 64-bit words, the taps the same for every sample (the y pass does
+// not care which channel a sample is, but for alpha), and writes each row's run
+// as whole 32-bit words (store_words). No branches for the edges: EDGE = 0
+// dispatches only the blocks whose windows lie inside the image (x) and the
+// runs of whole words (y); EDGE = 1, a second dispatch, the rest texel by texel
+// (x: the blocks within R of the left and right edges; y: the samples past a
+// row's last whole run, or pixels with alpha). The same sums as the line
+// passes; the intermediate is u16 (normalized) or, with alpha, premultiplied
+// f32, in rows of vec_pitch() texels (whole 64-bit words).
+
+uint vec_pitch() { return (uint(pc.w) + 3u) & ~3u; }
+
+const int HWB = ((NB + 2 * R) * IN_C + 3) / 4; // x pass: 32-bit words of a window
+
+// Texel j of an x window (its bytes from b[0]), raw, premultiplied with PREMUL (as unpack).
+vec4 texel_w(uint b[HWB], int j)
+{
+    vec4 v = vec4(0.0);
+    [[unroll]] for (int c = 0; c < IN_C; c++) {
+        const int i = j * IN_C + c;
+        v[c] = u2f(bitfieldExtract(b[i >> 2], (i & 3) * 8, 8));
+    }
+    if (PREMUL != 0 && IN_C == 4) v.rgb *= v.a;
+    if (PREMUL != 0 && IN_C == 2) v.x *= v.y;
+    return v;
+}
+
+// FUSED = 5: row y, outputs x0 .. x0 + NB - 1 (NB a multiple of 4). Blocks
+// b0 .. b0 + nin - 1 (x0 = b NB) have their windows inside the row.
+void h_vec()
+{
+    const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
+    const int nbt = (pc.w + NB - 1) / NB, b0 = (R + NB - 1) / NB;
+    const int nin = max((pc.w >= R ? (pc.w - R) / NB : 0) - b0, 0);
+    const int per = EDGE != 0 ? nbt - nin : nin;
+    if (per <= 0 || id >= uint(per) * uint(pc.h))
+        return;
+    const uint y = id / uint(per);
+    const int j = int(id % uint(per)), x0 = (EDGE == 0 ? b0 + j : (j < b0 ? j : j + nin)) * NB;
+    vec4 acc[NB];
+    [[unroll]] for (int i = 0; i < NB; i++)
+        acc[i] = vec4(0.0);
+    if (EDGE == 0) {
+        uint b[HWB];
+        LOAD_WINDOW(pc.src, (y * uint(pc.w) + uint(x0 - R)) * uint(IN_C), (uint(pc.w) * uint(pc.h) * uint(IN_C) - 1u) >> 3,
+                    HWB, b)
+#define LOAD_WORDS(j) texel_w(b, j)
+        CONV_UNROLLED(NB, LOAD_WORDS)
+#undef LOAD_WORDS
+        float f[NB * IN_C];
+        [[unroll]] for (int i = 0; i < NB; i++) {
+            const vec4 v = finish(acc[i]);
+            [[unroll]] for (int c = 0; c < IN_C; c++)
+                f[i * IN_C + c] = v[c];
+        }
+        const uint e = (y * vec_pitch() + uint(x0)) * uint(IN_C); // first sample: a multiple of 4
+        if (OUT_FMT == FMT_U16) {
+            [[unroll]] for (int k = 0; k < NB * IN_C / 4; k++)
+                S8Buf(pc.dst).v[e / 4u + uint(k)] =
+                    packUint2x32(uvec2(unorm(f[4 * k], 65535.0) | (unorm(f[4 * k + 1], 65535.0) << 16),
+                                       unorm(f[4 * k + 2], 65535.0) | (unorm(f[4 * k + 3], 65535.0) << 16)));
+        } else {
+            [[unroll]] for (int k = 0; k < NB * IN_C / 2; k++)
+                S8Buf(pc.dst).v[e / 2u + uint(k)] = packUint2x32(floatBitsToUint(vec2(f[2 * k], f[2 * k + 1])));
+        }
+    } else {
+#define LOAD_CLAMPED(j) unpack(fetch(y * uint(pc.w) + uint(clamp(x0 - R + (j), 0, pc.w - 1))))
+        CONV_UNROLLED(NB, LOAD_CLAMPED)
+#undef LOAD_CLAMPED
+        [[unroll]] for (int i = 0; i < NB; i++)
+            if (x0 + i < pc.w)
+                store_pix(y * vec_pitch() + uint(x0 + i), finish(acc[i]));
+    }
+}
+
+// Sample i of the intermediate (the y pass's input), raw.
+float isample(uint i)
+{
+    return IN_FMT == FMT_U16 ? u2f(uint(U16Buf(pc.src).v[i])) : uintBitsToFloat(U32Buf(pc.src).v[i]);
+}
+
+// The samples of a unit of the y pass's EDGE = 1 (below) from sample i.
+vec4 unit_at(uint i)
+{
+    vec4 v = vec4(0.0);
+    [[unroll]] for (int c = 0; c < (HAS_ALPHA ? IN_C : 1); c++)
+        v[c] = isample(i + uint(c));
+    return v;
+}
+
+// FUSED = 6: rows y0 .. y0 + NB - 1 of samples k S .. k S + S - 1 of a row
+// (EDGE = 0), or of one unit past a row's last whole run (EDGE = 1: a sample,
+// a pixel with alpha, whose colour is divided by its alpha at the end).
+void v_vec()
+{
+    const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
+    const int PER = IN_FMT == FMT_U16 ? 4 : 2, S = VW * PER, UC = HAS_ALPHA ? IN_C : 1;
+    const int nrun = pc.w * IN_C / S, nyb = (pc.h + NB - 1) / NB;
+    const int per = EDGE != 0 ? (pc.w * IN_C - nrun * S) / UC : nrun;
+    if (per <= 0 || id >= uint(per) * uint(nyb))
+        return;
+    const int y0 = int(id / uint(per)) * NB, k = int(id % uint(per));
+    const uint pitch = vec_pitch() * uint(IN_C), orow = uint(pc.w * IN_C); // samples a row
+    if (EDGE == 0) {
+        vec4 acc[NB * VW];
+        [[unroll]] for (int i = 0; i < NB * VW; i++)
+            acc[i] = vec4(0.0);
+        [[unroll]] for (int j = 0; j < NB + 2 * R; j++) {
+            const uint wv = (uint(clamp(y0 - R + j, 0, pc.h - 1)) * pitch + uint(k * S)) / uint(PER);
+            vec4 x[VW];
+            [[unroll]] for (int v = 0; v < VW; v++) {
+                const uvec2 u = unpackUint2x32(L8Buf(pc.src).v[wv + uint(v)]);
+                x[v] = IN_FMT == FMT_U16 ? vec4(u2f(u.x & 65535u), u2f(u.x >> 16), u2f(u.y & 65535u), u2f(u.y >> 16))
+                                         : vec4(uintBitsToFloat(u), 0.0, 0.0);
+            }
+            [[unroll]] for (int i = 0; i < NB; i++)
+                if (j - i >= 0 && j - i <= 2 * R) {
+                    const float wt = pc.wk[abs(j - i - R)];
+                    [[unroll]] for (int v = 0; v < VW; v++)
+                        acc[i * VW + v] += wt * x[v];
+                }
+        }
+        [[unroll]] for (int i = 0; i < NB; i++) {
+            uint q[MAX_WORDS];
+            [[unroll]] for (int w = 0; w < MAX_WORDS; w++)
+                q[w] = 0u;
+            [[unroll]] for (int p = 0; p < S / UC; p++) {
+                vec4 a = vec4(0.0);
+                [[unroll]] for (int c = 0; c < UC; c++) {
+                    const int e = p * UC + c;
+                    a[c] = acc[i * VW + e / PER][e % PER];
+                }
+                const vec4 f = finish(a);
+                [[unroll]] for (int c = 0; c < UC; c++) {
+                    const int e = p * UC + c;
+                    q[e >> 2] |= unorm(f[c], 255.0) << ((e & 3) * 8);
+                }
+            }
+            if (y0 + i < pc.h)
+                store_words(pc.dst, uint(y0 + i) * orow + uint(k * S), S / 4, q);
+        }
+    } else {
+        const uint u0 = uint(nrun * S + k * UC); // first sample of the unit in its row
+        vec4 acc[NB];
+        [[unroll]] for (int i = 0; i < NB; i++)
+            acc[i] = vec4(0.0);
+#define LOAD_UNIT(j) unit_at(uint(clamp(y0 - R + (j), 0, pc.h - 1)) * pitch + u0)
+        CONV_UNROLLED(NB, LOAD_UNIT)
+#undef LOAD_UNIT
+        [[unroll]] for (int i = 0; i < NB; i++)
+            if (y0 + i < pc.h) {
+                const vec4 f = finish(acc[i]);
+                [[unroll]] for (int c = 0; c < UC; c++)
+                    U8Buf(pc.dst).v[uint(y0 + i) * orow + u0 + uint(c)] = uint8_t(unorm(f[c], 255.0));
+            }
+    }
+}
+#endif // BLUR_VEC_ONLY
 
 void main()
 {
 #if BLUR_LINES_ONLY
     lines();
+#elif BLUR_VEC_ONLY
+    if (FUSED == 5)
+        h_vec();
+    else
+        v_vec();
 #else
     if (FUSED == 4)
         lines();

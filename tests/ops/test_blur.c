@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define G_BLUR "blur"
 #define G_BOX "blur-box"
@@ -241,9 +242,90 @@ static void test_blur_shapes(vkimg_ctx *ctx)
     }
 }
 
+/* The vec passes (blur.c record_vec: 8-bit input and output on CPU devices;
+ * VKIMG_BLUR_LINES=1 makes any device take them): the interior dispatches
+ * (windows inside a row along x, runs of whole words along y) and the edge
+ * dispatches each where the sizes call for them. Which ran is read from the
+ * library's log. */
+static int ran[4]; /* blur-h-vec, blur-h-vec-edge, blur-v-vec, blur-v-vec-edge */
+
+static void vec_tap(vkimg_log_level lvl, const char *msg)
+{
+    static const char *const names[4] = { "dispatch blur-h-vec ", "dispatch blur-h-vec-edge ", "dispatch blur-v-vec ",
+                                          "dispatch blur-v-vec-edge " };
+    (void)lvl;
+    for (int k = 0; k < 4; k++)
+        ran[k] += !strncmp(msg, names[k], strlen(names[k]));
+}
+
+static void test_blur_vec(vkimg_ctx *ctx)
+{
+    setenv("VKIMG_BLUR_LINES", "1", 1);
+    gh_log_tap = vec_tap;
+    /* default shapes: x blocks of 8 outputs, y runs of 4 64-bit words (16 u16 samples;
+     * 8 f32 with alpha) of 8 rows. want: which of the four dispatches must run */
+    static const struct { int w, h, c, r; double sigma; int want[4]; } cs[] = {
+        { 131, 67, 3, 9, 3.0, { 1, 1, 1, 1 } },  /* blocks 2..14 inside; 393 samples: 24 runs + 9 */
+        { 64, 40, 4, 3, 1.0, { 1, 1, 1, 0 } },   /* blocks 1..6 inside; 256 f32 samples: 32 runs */
+        { 64, 40, 2, 3, 1.0, { 1, 1, 1, 0 } },   /* 128 f32 samples: 16 runs */
+        { 67, 9, 2, 3, 1.0, { 1, 1, 1, 1 } },    /* 134 samples: 16 runs + 3 pixels */
+        { 5, 3, 1, 9, 3.0, { 0, 1, 0, 1 } },     /* narrower than the radius: edges only */
+        { 16, 17, 1, 2, 0.7, { 0, 1, 1, 0 } },   /* b0 = 1, b1 = 1: no block inside; one run a row */
+        { 24, 5, 1, 2, 0.7, { 1, 1, 1, 1 } },    /* block 1 inside; 24 samples: a run + 8 */
+        { 1, 1, 4, 9, 3.0, { 0, 1, 0, 1 } },
+        { 1, 37, 3, 9, 3.0, { 0, 1, 0, 1 } },
+        { 37, 1, 4, 9, 3.0, { 1, 1, 1, 1 } },    /* one row, block 2 inside; 148 f32: 18 runs + 1 pixel */
+        { 257, 129, 4, 9, 3.0, { 1, 1, 1, 1 } },
+        { 608, 530, 3, 9, 3.0, { 1, 1, 1, 0 } }, /* larger than a tile; 1824 samples: 114 runs */
+        { 96, 31, 1, 0, 0.3, { 1, 0, 1, 0 } },   /* radius 0: every block inside, 96 = 6 runs */
+    };
+    char t[96];
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        ref_step s[] = { BLUR(cs[k].sigma, cs[k].r) };
+        snprintf(t, sizeof t, "blur=sigma=%g:radius=%d", cs[k].sigma, cs[k].r);
+        memset(ran, 0, sizeof ran);
+        run_rand(ctx, G_BLUR, t, s, 1, cs[k].w, cs[k].h, cs[k].c, VKIMG_U8, FMT_U8, -1);
+        for (int d = 0; d < 4; d++)
+            CHECK((ran[d] > 0) == (cs[k].want[d] != 0), "%s on %dx%d, %d channels: dispatch %d ran %d times, want %s", t,
+                  cs[k].w, cs[k].h, cs[k].c, d, ran[d], cs[k].want[d] ? "some" : "none");
+    }
+    /* other shapes: x blocks of 4 and 16, y blocks of 1, 5 (partial) and 16 rows,
+     * runs of 2 and 8 words; every channel count */
+    static const char *const shapes[][3] = { { "4", "5", "2" }, { "16", "1", "8" }, { "12", "16", "6" } };
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        setenv("VKIMG_BLUR_VEC_NB", shapes[k][0], 1);
+        setenv("VKIMG_BLUR_VEC_NBV", shapes[k][1], 1);
+        setenv("VKIMG_BLUR_VEC_VW", shapes[k][2], 1);
+        ref_step s[] = { BLUR(2.5, 5) };
+        for (int c = 1; c <= 4; c++) {
+            memset(ran, 0, sizeof ran);
+            run_rand(ctx, G_BLUR, "blur=sigma=2.5:radius=5", s, 1, 131, 67, c, VKIMG_U8, FMT_U8, -1);
+            CHECK(ran[0] && ran[1] && ran[2], "shape %s/%s/%s, %d channels: the vec passes did not run", shapes[k][0],
+                  shapes[k][1], shapes[k][2], c);
+        }
+    }
+    unsetenv("VKIMG_BLUR_VEC_NB");
+    unsetenv("VKIMG_BLUR_VEC_NBV");
+    unsetenv("VKIMG_BLUR_VEC_VW");
+    /* the line passes for 8-bit images too (VKIMG_BLUR_VEC=0), and not the vec passes */
+    setenv("VKIMG_BLUR_VEC", "0", 1);
+    {
+        ref_step s[] = { BLUR(3.0, 9) };
+        for (int c = 1; c <= 4; c++) {
+            memset(ran, 0, sizeof ran);
+            run_rand(ctx, G_BLUR, "blur=sigma=3:radius=9", s, 1, 131, 67, c, VKIMG_U8, FMT_U8, -1);
+            CHECK(!ran[0] && !ran[2], "VKIMG_BLUR_VEC=0, %d channels: the vec passes ran", c);
+        }
+    }
+    unsetenv("VKIMG_BLUR_VEC");
+    gh_log_tap = NULL;
+    unsetenv("VKIMG_BLUR_LINES");
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "blur", test_blur }, { "box", test_blur_box }, { "shapes", test_blur_shapes } };
+    static const gh_suite suites[] = { { "blur", test_blur }, { "box", test_blur_box }, { "shapes", test_blur_shapes },
+                                       { "vec", test_blur_vec } };
     run_next_seed = 153; /* any seed; this one gives the images of the former test_ops.c */
-    return gh_main("test_blur", suites, 3);
+    return gh_main("test_blur", suites, 4);
 }
