@@ -109,7 +109,9 @@ void *vki_malloc_big(size_t n)
     if (n < VKI_HUGE)
         return malloc(n ? n : 1);
     void *p = NULL;
-    if (posix_memalign(&p, VKI_HUGE, n))
+    /* whole pages with room for the device's 16-byte padding: exec may hand
+     * them to the device as they are (run.c import_fits) */
+    if (posix_memalign(&p, VKI_HUGE, (n + 64 + 4095) / 4096 * 4096))
         return NULL;
     vki_advise_huge(p, n);
     return p;

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RUN_MAX_IN 8
 #define RUN_MAX_OUT (VKI_MAX_OUTPUTS + 8)
@@ -114,6 +115,27 @@ static int declared_late(vki_run *r, const char *what)
     return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: declared after the kernels of its run (an internal error)", what);
 }
 
+/* An input of bytes at data imported as it is (gpu.h host_import_align): the
+ * buffer is the padded input buffer rounded up to the alignment, and the device
+ * may read all of it, so it must end within the page of the input's last byte
+ * (memory the process has mapped; util.c's big allocations end on a page with
+ * room for the padding). */
+static VkDeviceSize import_size(const vki_gpu *g, size_t bytes)
+{
+    const VkDeviceSize a = g->host_import_align, n = (vki_input_buffer_size(bytes) + 15) / 16 * 16;
+    return (n + a - 1) / a * a;
+}
+
+static bool import_fits(const vki_gpu *g, const void *data, size_t bytes)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    const uintptr_t p = (uintptr_t)data, a = (uintptr_t)g->host_import_align;
+    if (!a || page <= 0 || a > (uintptr_t)page || p % a || bytes < (size_t)page)
+        return false;
+    const uintptr_t pg = (uintptr_t)page, end = p + (uintptr_t)import_size(g, bytes);
+    return (end + pg - 1) / pg <= (p + bytes + pg - 1) / pg;
+}
+
 int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, VkDeviceAddress *addr, void **host)
 {
     vki_gpu *g = r->g;
@@ -125,6 +147,13 @@ int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, 
     memset(in, 0, sizeof *in);
     in->bytes = bytes;
     int rc;
+    if (g->uma && data && !host && import_fits(g, data, bytes) &&
+        !vki_buf_import_host(g, data, import_size(g, bytes), what, &in->dev)) {
+        r->nin++; /* the device reads it where it is */
+        *addr = in->dev.addr;
+        vki_gpu_log(g, VKIMG_LOG_DEBUG, "%s: imported from host memory (%zu bytes), not copied", what, bytes);
+        return 0;
+    }
     if (g->uma) {
         if ((rc = vki_buf_create(g, vki_input_buffer_size(bytes), VKI_MEM_MAPPED, what, &in->dev, r->e)))
             return rc;

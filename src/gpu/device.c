@@ -49,6 +49,21 @@ static void log_queues(vki_gpu *g, xmode m, const dev_info *d)
     }
 }
 
+/* Whether the physical device offers the device extension name. */
+static bool has_device_ext(VkPhysicalDevice pd, const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n)
+        return false;
+    VkExtensionProperties *x = calloc(n, sizeof *x);
+    bool found = false;
+    if (x && vkEnumerateDeviceExtensionProperties(pd, NULL, &n, x) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = !strcmp(x[i].extensionName, name);
+    free(x);
+    return found;
+}
+
 int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
 {
     dev_info *devs = NULL;
@@ -121,13 +136,34 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         .pNext = &f12,
         .features = { .shaderInt64 = g->lim.int64, .shaderFloat64 = g->lim.float64 },
     };
+    /* device memory is host memory: take inputs in ordinary memory as they are
+     * (gpu.h host_import_align) */
+    const char *dexts[1];
+    uint32_t ndext = 0;
+    if (g->uma && !vki_env_on("VKIMG_NO_HOST_IMPORT") && has_device_ext(g->phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+        VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
+        };
+        VkPhysicalDeviceProperties2 p2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &hp };
+        vkGetPhysicalDeviceProperties2(g->phys, &p2);
+        g->host_import_align = hp.minImportedHostPointerAlignment;
+        dexts[ndext++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+    }
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &f2,
         .queueCreateInfoCount = xm == X_FAMILY ? 2 : 1,
         .pQueueCreateInfos = qci,
+        .enabledExtensionCount = ndext,
+        .ppEnabledExtensionNames = dexts,
     };
     VKI_VK(vkCreateDevice(g->phys, &dci, NULL, &g->dev));
+    if (g->host_import_align) {
+        g->host_ptr_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+            g->dev, "vkGetMemoryHostPointerPropertiesEXT");
+        if (!g->host_ptr_props)
+            g->host_import_align = 0;
+    }
     vkGetDeviceQueue(g->dev, g->qfam, 0, &g->queue);
     if (xm == X_FAMILY)
         vkGetDeviceQueue(g->dev, (uint32_t)g->xfam, 0, &g->xqueue);

@@ -64,6 +64,7 @@ typedef struct vki_buf {
     bool coherent;
     vki_mem kind;         /* with shared and size: the key of the buffer pool */
     bool shared;
+    bool imported;        /* host memory of the caller's (vki_buf_import_host): freed, never pooled */
 } vki_buf;
 
 typedef struct vki_kernel vki_kernel;
@@ -94,6 +95,14 @@ typedef struct vki_gpu {
      * staging copies (which there are plain memcpys through memory touched for
      * the first time). Off with VKIMG_NO_UMA=1 (tests: the staging path). */
     bool uma;
+    /* Where g->uma and the device has VK_EXT_external_memory_host (lavapipe):
+     * minImportedHostPointerAlignment, and exec takes an input already in
+     * ordinary memory as it is (vki_buf_import_host) instead of copying it into
+     * a device buffer (a copy into memory touched for the first time: 59 ms for
+     * a 5120x2880 RGB image on this CI's lavapipe). 0: not so, or
+     * VKIMG_NO_HOST_IMPORT=1. */
+    VkDeviceSize host_import_align;
+    PFN_vkGetMemoryHostPointerPropertiesEXT host_ptr_props;
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem;
     vki_limits lim;
@@ -144,6 +153,11 @@ void vki_buf_destroy(vki_gpu *g, vki_buf *b);
  * input and output images): VK_SHARING_MODE_CONCURRENT over the two families
  * when they differ, so no queue family ownership transfers are needed. */
 int vki_buf_create_shared(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e);
+/* The bytes p .. p + n - 1 of ordinary host memory as a shader-visible device
+ * buffer of n bytes, no copy (g->host_import_align set, p and n multiples of
+ * it; the memory must stay until the buffer is destroyed). Nonzero when the
+ * driver refuses it (logged; e is left alone): the caller copies instead. */
+int vki_buf_import_host(vki_gpu *g, const void *p, VkDeviceSize n, const char *what, vki_buf *b);
 /* Makes host writes visible / device writes readable for non-coherent memory. */
 int vki_buf_flush(vki_gpu *g, vki_buf *b, vkimg_err *e);
 int vki_buf_invalidate(vki_gpu *g, vki_buf *b, vkimg_err *e);

@@ -39,6 +39,72 @@ int vki_buf_create_shared(vki_gpu *g, VkDeviceSize size, vki_mem kind, const cha
     return buf_create(g, size, kind, true, what, b, e);
 }
 
+int vki_buf_import_host(vki_gpu *g, const void *p, VkDeviceSize n, const char *what, vki_buf *b)
+{
+    memset(b, 0, sizeof *b);
+    const VkExternalMemoryHandleTypeFlagBits ht = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    const VkDeviceSize a = g->host_import_align;
+    if (!a || !g->host_ptr_props || (uintptr_t)p % a || n % a)
+        return -1;
+    VkExternalMemoryBufferCreateInfo ext = { .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+                                             .handleTypes = (VkExternalMemoryHandleTypeFlags)ht };
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .pNext = &ext,
+        .size = n,
+        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                 VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VkMemoryHostPointerPropertiesEXT hp = { .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT };
+    const char *call = "vkCreateBuffer";
+    VkResult r = vkCreateBuffer(g->dev, &bci, NULL, &b->buf);
+    if (r == VK_SUCCESS) {
+        call = "vkGetMemoryHostPointerPropertiesEXT";
+        r = g->host_ptr_props(g->dev, ht, p, &hp);
+    }
+    int type = -1;
+    if (r == VK_SUCCESS) {
+        VkMemoryRequirements req;
+        vkGetBufferMemoryRequirements(g->dev, b->buf, &req);
+        type = find_memory(g, req.memoryTypeBits & hp.memoryTypeBits, 0, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0);
+        call = "a memory type for host memory";
+        r = type < 0 ? VK_ERROR_FORMAT_NOT_SUPPORTED : VK_SUCCESS;
+    }
+    if (r == VK_SUCCESS) {
+        VkMemoryAllocateFlagsInfo flags = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+                                            .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT };
+        VkImportMemoryHostPointerInfoEXT imp = { .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+                                                 .pNext = &flags,
+                                                 .handleType = ht,
+                                                 .pHostPointer = (void *)p };
+        VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                     .pNext = &imp,
+                                     .allocationSize = n,
+                                     .memoryTypeIndex = (uint32_t)type };
+        call = "vkAllocateMemory (host pointer)";
+        r = vkAllocateMemory(g->dev, &mai, NULL, &b->mem);
+    }
+    if (r == VK_SUCCESS) {
+        call = "vkBindBufferMemory";
+        r = vkBindBufferMemory(g->dev, b->buf, b->mem, 0);
+    }
+    if (r != VK_SUCCESS) {
+        vki_gpu_log(g, VKIMG_LOG_DEBUG, "%s: not imported from host memory (%s: %s): copied", what, call,
+                    vki_vk_result_name(r));
+        buf_free(g, b);
+        return -1;
+    }
+    atomic_fetch_add(&g->allocs, 1);
+    VkBufferDeviceAddressInfo ai = { .sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, .buffer = b->buf };
+    b->addr = vkGetBufferDeviceAddress(g->dev, &ai);
+    b->size = n;
+    b->kind = VKI_MEM_DEVICE;
+    b->coherent = true;
+    b->imported = true;
+    return 0;
+}
+
 /* The idle buffer of the pool with this key, if any (the newest: its pages are
  * the likeliest to be warm). */
 static bool pool_take(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, vki_buf *b)
@@ -204,7 +270,7 @@ void vki_buf_destroy(vki_gpu *g, vki_buf *b)
 {
     if (!b || !g->dev)
         return;
-    if (!b->buf || !b->mem || !g->lock_init || b->size > g->pool_cap) {
+    if (!b->buf || !b->mem || !g->lock_init || b->size > g->pool_cap || b->imported) {
         buf_free(g, b);
         return;
     }

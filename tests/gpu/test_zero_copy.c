@@ -563,6 +563,63 @@ static void test_compare_indexed(vkimg_ctx *ctx)
     }
 }
 
+/* ---------------------------------------------------------------- host import */
+
+/* Inputs in ordinary memory imported as they are (gpu.h host_import_align,
+ * run.c import_fits): a big image from vkimg_image_alloc (page-aligned) is
+ * imported, the same pixels at an address off the alignment are copied, and
+ * both give the same bytes. Which way each went is read from the log. */
+static int imported;
+
+static void import_tap(vkimg_log_level lvl, const char *msg)
+{
+    (void)lvl;
+    imported += strstr(msg, "imported from host memory") != NULL;
+}
+
+static void test_host_import(vkimg_ctx *ctx)
+{
+    const vki_gpu *g = &ctx->gpu;
+    if (!g->host_import_align) {
+        printf("  (%s: no VK_EXT_external_memory_host on a device whose memory is host memory: inputs are copied)\n",
+               g->props.deviceName);
+        CHECK(!g->uma || g->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU,
+              "a CPU device without host import (lavapipe has had it since Mesa 21)");
+        return;
+    }
+    static const struct { int w, h, c; } sz[] = { { 1024, 700, 3 }, { 1031, 1009, 4 }, { 4099, 600, 1 } };
+    static const char *const pipes[] = { "gray", "blur=1.5", "resize=37%" };
+    gh_log_tap = import_tap;
+    for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
+        for (size_t k = 0; k < sizeof pipes / sizeof pipes[0]; k++) {
+            snprintf(cur_case, sizeof cur_case, "%s on %dx%dx%d", pipes[k], sz[i].w, sz[i].h, sz[i].c);
+            vkimg_err e;
+            vkimg_pipeline *p = vkimg_pipeline_parse(pipes[k], &e);
+            vkimg_image a, b = { .w = sz[i].w, .h = sz[i].h, .c = sz[i].c, .fmt = VKIMG_U8 }, oa = { 0 }, ob = { 0 };
+            CHECK(p && vkimg_image_alloc(&a, sz[i].w, sz[i].h, sz[i].c, VKIMG_U8, &e) == 0, "%s: alloc", cur_case);
+            const size_t n = vkimg_image_bytes(&a);
+            fill(&a, (unsigned long long)(i * 7 + k));
+            unsigned char *raw = gh_calloc(n + 64, 1);
+            b.data = raw + 8; /* off every import alignment: copied */
+            memcpy(b.data, a.data, n);
+            vkimg_run_opts ro = { .out_fmt = VKIMG_U8 };
+            imported = 0;
+            CHECK(vkimg_run(ctx, p, &a, &ro, &oa, &e) == 0, "%s: page-aligned input: %s", cur_case, e.msg);
+            CHECK(imported == 1, "%s: a page-aligned input of %zu bytes was imported %d times", cur_case, n, imported);
+            imported = 0;
+            CHECK(vkimg_run(ctx, p, &b, &ro, &ob, &e) == 0, "%s: unaligned input: %s", cur_case, e.msg);
+            CHECK(imported == 0, "%s: an input off the alignment was imported", cur_case);
+            CHECK(oa.data && ob.data && same(&oa, &ob), "%s: imported and copied inputs differ", cur_case);
+            CHECK(!memcmp(a.data, b.data, n), "%s: the imported input was changed", cur_case);
+            vkimg_image_free(&oa);
+            vkimg_image_free(&ob);
+            vkimg_image_free(&a);
+            free(raw);
+            vkimg_pipeline_free(p);
+        }
+    gh_log_tap = NULL;
+}
+
 int main(void)
 {
     static const gh_suite suites[] = { { "runs", test_runs },
@@ -570,6 +627,7 @@ int main(void)
                                        { "load-png-in-place", test_load_png_in_place },
                                        { "input-done-trim", test_input_done },
                                        { "compare", test_compare },
-                                       { "compare-indexed", test_compare_indexed } };
-    return gh_main("test_zero_copy", suites, 6);
+                                       { "compare-indexed", test_compare_indexed },
+                                       { "host-import", test_host_import } };
+    return gh_main("test_zero_copy", suites, 7);
 }
