@@ -85,7 +85,7 @@ static void man_page(FILE *f, const cli_command *const *cmds, int ncmds)
           ".TP\n.B VKIMG_VALIDATE=1\nKhronos validation and synchronization validation (as \\-\\-validate).\n"
           ".TP\n.B VKIMG_NO_CACHE=1\nno on-disk pipeline cache (as \\-\\-no\\-cache).\n"
           ".TP\n.B VKIMG_BUFFER_POOL_MB\nthe device buffers a context keeps for reuse (default min(1024, heap/8)).\n"
-          ".TP\n.B VKIMG_NO_TRANSFER_QUEUE=1, VKIMG_SPLIT_QUEUES=1, VKIMG_NO_UMA=1\n"
+          ".TP\n.B VKIMG_NO_TRANSFER_QUEUE=1, VKIMG_SPLIT_QUEUES=1, VKIMG_NO_UMA=1, VKIMG_NO_HOST_IMPORT=1\n"
           "choose how copies are made (see the README).\n"
           ".TP\n.B XDG_CACHE_HOME\nthe pipeline cache lives in $XDG_CACHE_HOME/vkimg (else ~/.cache/vkimg).\n"
           ".SH SEE ALSO\nThe README of the source tree: formats, the metadata policy, benchmarks.\n",
