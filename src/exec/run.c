@@ -122,7 +122,7 @@ static int declared_late(vki_run *r, const char *what)
  * room for the padding). */
 static VkDeviceSize import_size(const vki_gpu *g, size_t bytes)
 {
-    const VkDeviceSize a = g->host_import_align, n = (vki_input_buffer_size(bytes) + 15) / 16 * 16;
+    const VkDeviceSize a = g->host_import_align, n = vki_padded_size(vki_input_buffer_size(bytes));
     return (n + a - 1) / a * a;
 }
 

@@ -165,6 +165,9 @@ int vki_buf_invalidate(vki_gpu *g, vki_buf *b, vkimg_err *e);
 /* The size of a buffer that a kernel reads an input of n bytes from (the
  * kernels read whole 4-byte words, packed RGB8 three of them at a time). */
 static inline VkDeviceSize vki_input_buffer_size(size_t n) { return ((VkDeviceSize)n + 11) / 12 * 12; }
+/* A shader-visible buffer's size: whole 16-byte words (a kernel may read the
+ * word that holds its last byte whole: resize.comp's and blur.comp's wide loads). */
+static inline VkDeviceSize vki_padded_size(VkDeviceSize n) { return (n + 15) / 16 * 16; }
 
 /* ---- images in device-visible memory (devimg.c; vkimg_image_alloc_device) */
 

@@ -193,11 +193,10 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
     }
     if (address)
         usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
-    /* the shaders' buffers are padded to whole 16-byte words: a kernel may read
-     * the word that holds a buffer's last byte whole (resize.comp's wide loads) */
+    /* the shaders' buffers are padded to whole 16-byte words (vki_padded_size) */
     VkBufferCreateInfo bci = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = address ? (size + 15) / 16 * 16 : size,
+        .size = address ? vki_padded_size(size) : size,
         .usage = usage,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };

@@ -248,6 +248,27 @@ static bool lines_pad16(const vki_step *s)
     return s->in_c == 3 && blur_inter_fmt(s) == VKIMG_U16;
 }
 
+/* The specialization the CPU shapes' passes share (blur.comp FUSED = 4, 5, 6):
+ * pass dir of two, from src_fmt to dst_fmt, nb outputs an invocation; the pass
+ * that reads the input premultiplies alpha, the one that writes the output
+ * divides it back. */
+static void cpu_pass_spec(const vki_step *s, int dir, uint32_t fused, vkimg_fmt src_fmt, vkimg_fmt dst_fmt, uint32_t wg,
+                          uint32_t nb, int rad, vki_spec *spec)
+{
+    vki_step ps = *s;
+    ps.in_fmt = src_fmt;
+    ps.out_fmt = dst_fmt;
+    ps.out_c = s->in_c;
+    memset(spec, 0, sizeof *spec);
+    vki_step_spec(&ps, spec, wg, 1, 1);
+    const bool alpha = VKI_HAS_ALPHA(s->in_c);
+    vki_spec_named(spec, "FUSED", fused);
+    vki_spec_named(spec, "PREMUL", alpha && dir == 0);
+    vki_spec_named(spec, "UNPREMUL", alpha && dir == 1);
+    vki_spec_named(spec, "NB", nb);
+    vki_spec_named(spec, "R", (uint32_t)rad);
+}
+
 static int lines_pass(vki_rec *r, const vki_step *s, int dir, VkDeviceAddress src, vkimg_fmt src_fmt,
                       VkDeviceAddress dst, vkimg_fmt dst_fmt, const blur_push *w, int rad)
 {
@@ -255,19 +276,9 @@ static int lines_pass(vki_rec *r, const vki_step *s, int dir, VkDeviceAddress sr
      * sums of an invocation are its registers, spilled on x86) */
     const uint32_t nb = (uint32_t)vki_env_long("VKIMG_BLUR_LINES_NB", s->in_c == 3 ? 8 : 16, 1, 32);
     const uint32_t wg = (uint32_t)vki_env_long("VKIMG_BLUR_LINES_WG", 64, 8, vki_wg_1d(r->gpu));
-    vki_step ps = *s;
-    ps.in_fmt = src_fmt;
-    ps.out_fmt = dst_fmt;
-    ps.out_c = s->in_c;
-    vki_spec spec = { 0 };
-    vki_step_spec(&ps, &spec, wg, 1, 1);
-    bool alpha = VKI_HAS_ALPHA(s->in_c);
-    vki_spec_named(&spec, "FUSED", 4);
+    vki_spec spec;
+    cpu_pass_spec(s, dir, 4, src_fmt, dst_fmt, wg, nb, rad, &spec);
     vki_spec_named(&spec, "DIR", (uint32_t)dir);
-    vki_spec_named(&spec, "PREMUL", alpha && dir == 0);
-    vki_spec_named(&spec, "UNPREMUL", alpha && dir == 1);
-    vki_spec_named(&spec, "NB", nb);
-    vki_spec_named(&spec, "R", (uint32_t)rad);
     vki_spec_named(&spec, "PACKED", dir == 0 && s->in_packed_rgb8_words);
     /* the u16 RGB intermediate padded to 8 bytes a texel: one load, one store */
     if (lines_pad16(s))
@@ -311,18 +322,8 @@ static int vec_dispatch(vki_rec *r, const vki_step *s, int dir, int edge, uint32
     if (!items)
         return 0;
     const uint32_t wg = 64;
-    vki_step ps = *s;
-    ps.in_fmt = src_fmt;
-    ps.out_fmt = dst_fmt;
-    ps.out_c = s->in_c;
-    vki_spec spec = { 0 };
-    vki_step_spec(&ps, &spec, wg, 1, 1);
-    bool alpha = VKI_HAS_ALPHA(s->in_c);
-    vki_spec_named(&spec, "FUSED", dir == 0 ? 5 : 6);
-    vki_spec_named(&spec, "PREMUL", alpha && dir == 0);
-    vki_spec_named(&spec, "UNPREMUL", alpha && dir == 1);
-    vki_spec_named(&spec, "NB", nb);
-    vki_spec_named(&spec, "R", (uint32_t)rad);
+    vki_spec spec;
+    cpu_pass_spec(s, dir, dir == 0 ? 5 : 6, src_fmt, dst_fmt, wg, nb, rad, &spec);
     vki_spec_named(&spec, "EDGE", (uint32_t)edge);
     if (dir == 1)
         vki_spec_named(&spec, "VW", vw);
