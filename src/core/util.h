@@ -8,6 +8,9 @@
 
 #define VKI_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The largest side an image may have: what a decoder accepts and an op may produce. */
+#define VKI_MAX_SIDE (1 << 24)
+
 #if defined(__GNUC__)
 #define VKI_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_SIDE (1 << 24)
-
 int vki_check_dims(const char *name, uint64_t w, uint64_t h, uint64_t max_pixels, vkimg_err *e)
 {
     if (!max_pixels)
@@ -16,9 +14,9 @@ int vki_check_dims(const char *name, uint64_t w, uint64_t h, uint64_t max_pixels
     if (w == 0 || h == 0)
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: image has no pixels (%llux%llu)", name, (unsigned long long)w,
                         (unsigned long long)h);
-    if (w > MAX_SIDE || h > MAX_SIDE)
+    if (w > VKI_MAX_SIDE || h > VKI_MAX_SIDE)
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: image is %llux%llu, a side over the limit of %d", name,
-                        (unsigned long long)w, (unsigned long long)h, MAX_SIDE);
+                        (unsigned long long)w, (unsigned long long)h, VKI_MAX_SIDE);
     if (w * h > max_pixels) /* both <= 2^24: no overflow */
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: image is %llux%llu = %llu pixels, over the limit of %llu (--max-pixels)",
                         name, (unsigned long long)w, (unsigned long long)h, (unsigned long long)(w * h),

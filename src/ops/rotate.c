@@ -8,6 +8,7 @@
 #include "spv/rotate.spv.h"
 
 #include <math.h>
+#include <stdio.h>
 
 enum { O_ANGLE, O_BACKGROUND };
 
@@ -52,12 +53,13 @@ static int rotate_size(int w, int h, const vki_args *a, int *ow, int *oh, char *
     if (o)
         return vki_orientation_size(o, w, h, ow, oh, why, n);
     double c = fabs(cos(t)), s = fabs(sin(t));
-    *ow = (int)ceil(w * c + h * s - 1e-6);
-    *oh = (int)ceil(w * s + h * c - 1e-6);
-    if (*ow < 1)
-        *ow = 1;
-    if (*oh < 1)
-        *oh = 1;
+    double rw = fmax(1.0, ceil(w * c + h * s - 1e-6)), rh = fmax(1.0, ceil(w * s + h * c - 1e-6));
+    if (rw > VKI_MAX_SIDE || rh > VKI_MAX_SIDE) {
+        snprintf(why, n, "the result would be %.0fx%.0f, a side over the limit of %d", rw, rh, VKI_MAX_SIDE);
+        return -1;
+    }
+    *ow = (int)rw;
+    *oh = (int)rh;
     return 0;
 }
 

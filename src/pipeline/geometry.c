@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SIDE (1 << 24) /* the largest side an op may produce (the decoders' limit too) */
-
 /* A number at t[*i]: digits with an optional fraction (frac) or digits only,
  * the nearest double to its decimal value (as strtod gives it: the digits as an
  * exact integer over an exact power of ten, one rounding; digits past 2^53 or
@@ -82,7 +80,7 @@ int vki_geo_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why,
     } else {
         if ((w >= 0 && (w != floor(w) || w < 1)) || (h >= 0 && (h != floor(h) || h < 1)))
             return fail(why, wn, "sizes are whole numbers of pixels, at least 1");
-        if (w > MAX_SIDE || h > MAX_SIDE)
+        if (w > VKI_MAX_SIDE || h > VKI_MAX_SIDE)
             return fail(why, wn, "a side over 16777216");
     }
     x[VKI_GEO_W] = w < 0 ? 0 : w;
@@ -177,8 +175,8 @@ int vki_geo_resolve(const double x[VKI_TEXT_VALUES], int w, int h, int *ow, int 
             rh = fmax(rh, h);
         }
     }
-    if (rw > MAX_SIDE || rh > MAX_SIDE) {
-        snprintf(why, wn, "the result would be %.0fx%.0f, a side over the limit of %d", rw, rh, MAX_SIDE);
+    if (rw > VKI_MAX_SIDE || rh > VKI_MAX_SIDE) {
+        snprintf(why, wn, "the result would be %.0fx%.0f, a side over the limit of %d", rw, rh, VKI_MAX_SIDE);
         return -1;
     }
     *ow = (int)rw;
@@ -194,7 +192,7 @@ static int offset(const char *t, size_t n, size_t *i, double *v)
     double sign = t[*i] == '-' ? -1 : 1;
     (*i)++;
     double a = number(t, n, i, false);
-    if (a < 0 || a > MAX_SIDE)
+    if (a < 0 || a > VKI_MAX_SIDE)
         return -1;
     *v = sign * a;
     return 0;
@@ -210,7 +208,7 @@ int vki_region_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *w
     h = number(t, n, &i, false);
     if (h < 0)
         return fail(why, wn, "expected WxH");
-    if (w < 1 || h < 1 || w > MAX_SIDE || h > MAX_SIDE)
+    if (w < 1 || h < 1 || w > VKI_MAX_SIDE || h > VKI_MAX_SIDE)
         return fail(why, wn, "sizes are whole numbers of pixels from 1 to 16777216");
     x[VKI_REG_W] = w;
     x[VKI_REG_H] = h;
