@@ -57,6 +57,11 @@ typedef struct batch {
     _Atomic double *on_since;
     int nworkers;
     atomic_bool finished;
+    /* the first image's shape, from its decoder (job_alloc), for the main thread
+     * to create the run's kernels while it decodes (prepare_kernels); under mu */
+    bool prep_posted;
+    vkimg_image prep_in;
+    vkimg_run_opts prep_ro;
 } batch;
 
 /* Waits for a device (0: none could be opened). */
@@ -136,7 +141,8 @@ static batch_dev *gpu_pick(batch *b)
  * and where the pixels go (zero-copy: memory the device reads in place). */
 typedef struct load_req {
     batch *b;
-    int w, h;
+    const job *j;
+    int w, h, orientation;
     batch_dev *dev; /* the device whose memory the image was decoded into, else NULL */
 } load_req;
 
@@ -146,13 +152,37 @@ static void job_min_size(void *user, int w, int h, int orientation, int *min_w, 
     const batch_cfg *cfg = r->b->cfg;
     r->w = w;
     r->h = h;
+    r->orientation = orientation;
     vkimg_pipeline_min_input(cfg->p, w, h, cfg->auto_orient ? orientation : 1, min_w, min_h);
+}
+
+static bool zero_copy(void);
+
+/* The run options of job j for an input of src_fmt: what run_job gives vkimg_run_n,
+ * less what only the run needs (timing, JPEG quality). */
+static vkimg_run_opts job_run_opts(const batch *b, const job *j, vkimg_fmt src_fmt, int orientation, int src_w,
+                                   int src_h)
+{
+    return (vkimg_run_opts){ .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src_fmt),
+                             .orientation = b->cfg->auto_orient ? orientation : 1,
+                             .src_w = src_w, .src_h = src_h, .device_output = zero_copy() };
 }
 
 static int job_alloc(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)
 {
     load_req *r = user;
-    batch_dev *d = gpu_pick(r->b);
+    batch *b = r->b;
+    pthread_mutex_lock(&b->mu);
+    if (!b->prep_posted) {
+        b->prep_posted = true;
+        b->prep_in = (vkimg_image){ .w = w, .h = h, .c = c, .fmt = fmt };
+        b->prep_ro = job_run_opts(b, r->j, fmt, r->orientation ? r->orientation : 1, r->w, r->h);
+        pthread_cond_broadcast(&b->cv);
+    }
+    pthread_mutex_unlock(&b->mu);
+    if (!zero_copy())
+        return 1; /* ordinary memory, copied at upload */
+    batch_dev *d = gpu_pick(b);
     if (!d)
         return 1; /* no device open yet: ordinary memory, copied at upload */
     int rc = vkimg_image_alloc_device(d->ctx, im, w, h, c, fmt, e);
@@ -191,11 +221,10 @@ static void run_job(batch *b, job *j, int worker)
         return;
     }
     double t = cli_now_ms();
-    load_req sr = { .b = b };
+    load_req sr = { .b = b, .j = j };
     vkimg_load_opts lo = b->cfg->lo;
     lo.min_size = job_min_size;
-    if (zero_copy())
-        lo.alloc = job_alloc;
+    lo.alloc = job_alloc;
     lo.user = &sr;
     lo.jpeg_coded = jpeg_on_device(b);
     const int tid = worker + 1;
@@ -214,9 +243,8 @@ static void run_job(batch *b, job *j, int worker)
         snprintf(e.msg, sizeof e.msg, "%s", b->ctx_err);
         goto fail;
     }
-    vkimg_run_opts ro = { .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src.fmt), .timing = &j->timing,
-                          .orientation = b->cfg->auto_orient ? meta.orientation : 1,
-                          .src_w = sr.w, .src_h = sr.h, .device_output = zero_copy() };
+    vkimg_run_opts ro = job_run_opts(b, j, src.fmt, meta.orientation, sr.w, sr.h);
+    ro.timing = &j->timing;
     if (b->cfg->auto_orient)
         vkimg_meta_set_orientation(&meta, 1); /* the pixels are upright now: the written tag says so */
     vkimg_save_opts so = b->cfg->so;
@@ -405,6 +433,48 @@ static void open_devices(batch *b, const char *device, const vkimg_ctx_opts *bas
     pthread_mutex_unlock(&b->mu);
 }
 
+/* The main thread, once the devices are open: the kernels of the first image's
+ * run, created on the host's cores while a worker still decodes it (a CPU device
+ * compiles every pipeline in each process: about 90 ms of a single blur=3 run on
+ * lavapipe, one pipeline after another). The run would create them itself;
+ * VKIMG_PREPARE=0 leaves it to. */
+static void prepare_kernels(batch *b)
+{
+    const char *ev = getenv("VKIMG_PREPARE");
+    if (!b->ndevs || (ev && !strcmp(ev, "0")))
+        return;
+    pthread_mutex_lock(&b->mu);
+    /* until the first decode is under way, or a job has ended without one (a file
+     * that fails to decode; --fail-fast then stops the batch) */
+    while (!b->prep_posted && atomic_load(&b->done) == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 5000000; /* jobs end without signalling cv: look again */
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&b->cv, &b->mu, &ts);
+    }
+    bool posted = b->prep_posted;
+    vkimg_image in = b->prep_in;
+    vkimg_run_opts ro = b->prep_ro;
+    pthread_mutex_unlock(&b->mu);
+    if (!posted)
+        return;
+    double t = cli_now_ms();
+    for (int i = 0; i < b->ndevs; i++) {
+        vkimg_err e = { 0 };
+        /* a failure is the run's to report (it meets the same one) */
+        if (vkimg_prepare(b->devs[i].ctx, b->cfg->p, &in, &ro, &e) && cli_verbose > 0) {
+            pthread_mutex_lock(&out_mu);
+            fprintf(stderr, "vkimg: creating the kernels ahead: %s\n", e.msg);
+            pthread_mutex_unlock(&out_mu);
+        }
+    }
+    cli_trace_span(b->trace, TRACE_TID_MAIN, "device", "create the kernels", t, cli_now_ms(), NULL);
+}
+
 typedef struct worker_arg {
     batch *b;
     int index;
@@ -581,6 +651,8 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
     double t_open = cli_now_ms();
     open_devices(&b, cfg->common.device, &co, cfg->gpu_inflight);
     cli_trace_span(b.trace, TRACE_TID_MAIN, "device", "open the device(s)", t_open, cli_now_ms(), NULL);
+    if (started > 0) /* (else this thread is the worker, below) */
+        prepare_kernels(&b);
     if (started == 0) {
         wargs[0] = (worker_arg){ &b, 0 };
         worker(&wargs[0]);

@@ -395,6 +395,16 @@ VKIMG_API int vkimg_pipeline_outputs(const vkimg_pipeline *p, const vkimg_image 
 VKIMG_API int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
                           vkimg_image *out, int n, vkimg_err *e);
 
+/* Creates, ahead of the run, the compute pipelines vkimg_run of p would record for
+ * an input of in's size, channels and format with these options (in->data is not
+ * read: it may be NULL, e.g. while the image is still being decoded), several at
+ * once on the host's cores. vkimg_run then finds them made. Optional: a run
+ * creates what it lacks itself. Worth it where pipelines compile slowly (CPU
+ * devices compile every one in each process) and while the input decodes.
+ * Thread-safe. */
+VKIMG_API int vkimg_prepare(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
+                            vkimg_err *e);
+
 /* ---------------------------------------------------------------- statistics */
 
 /* Per-channel statistics, computed on the device by parallel reductions.

@@ -21,7 +21,21 @@ typedef struct vki_rec {
     /* scratch buffers owned by the run, freed after it */
     vki_buf *scratch;
     int nscratch, cap_scratch;
+    /* a dry recording (vki_plan_prepare): no command buffer, no buffers (their
+     * addresses are 0); the dispatches are only listed, to create their kernels */
+    bool dry;
+    struct vki_kernel_req *req;
+    int nreq, cap_req;
 } vki_rec;
+
+/* A kernel a dry recording asked for (the arguments vki_kernel_get takes). */
+typedef struct vki_kernel_req {
+    const char *name;
+    const uint32_t *spv;
+    size_t spv_size;
+    vki_spec spec;
+    uint32_t push_size;
+} vki_kernel_req;
 
 /* The SPIR-V of shader NAME (shaders/ops/NAME.comp, shaders/analysis/NAME.comp),
  * embedded at build time, as the two arguments the dispatch functions take. */
@@ -194,5 +208,11 @@ int vki_plan_create(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, in
 void vki_plan_destroy(vki_gpu *g, vki_plan *pl);
 /* Records every op into the run, one stage (mark) per op. */
 int vki_plan_record(vki_plan *pl, vki_run *run);
+/* Creates the kernels a run of p on a w x h x c image would record (a dry
+ * recording of its ops lists them), several at once on as many threads as the
+ * host has cores, so that the run's own recording finds them made. Creates no
+ * buffer and records nothing; the kernels stay in g's cache. */
+int vki_plan_prepare(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
+                     vkimg_fmt in_fmt, vkimg_fmt out_fmt, vkimg_err *e);
 
 #endif

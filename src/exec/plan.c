@@ -3,10 +3,13 @@
 #include "exec/exec.h"
 #include "core/util.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void vki_step_spec(const vki_step *s, vki_spec *spec, uint32_t lx, uint32_t ly, uint32_t lz)
 {
@@ -43,8 +46,9 @@ int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32
     return vki_rec_dispatch_1d(r, name, spv, spv_size, &sp, &pc, push_size, ((uint64_t)s->w * s->h + wg - 1) / wg);
 }
 
-int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
-                    vkimg_fmt in_fmt, vkimg_fmt out_fmt, vki_plan *pl, vkimg_err *e)
+/* The plan; its intermediates created where `buffers`. */
+static int plan_init(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h, vkimg_fmt in_fmt,
+                     vkimg_fmt out_fmt, bool buffers, vki_plan *pl, vkimg_err *e)
 {
     memset(pl, 0, sizeof *pl);
     int rc = vki_pipeline_shape(p, w, h, c, geo_w, geo_h, &pl->s, e);
@@ -73,12 +77,18 @@ int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, in
     for (int k = 0; k < s->nout; k++)
         pl->out_bytes[k] = (size_t)s->out_w[k] * (size_t)s->out_h[k] * (size_t)s->c[n] * vkimg_fmt_size(pl->out_fmt);
     for (int k = 0; k < 2; k++)
-        if (inter[k] && (rc = vki_buf_create(g, inter[k] * sizeof(float), VKI_MEM_DEVICE, "intermediate image",
+        if (buffers && inter[k] && (rc = vki_buf_create(g, inter[k] * sizeof(float), VKI_MEM_DEVICE, "intermediate image",
                                              &pl->inter[k], e))) {
             vki_plan_destroy(g, pl);
             return rc;
         }
     return 0;
+}
+
+int vki_plan_create(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
+                    vkimg_fmt in_fmt, vkimg_fmt out_fmt, vki_plan *pl, vkimg_err *e)
+{
+    return plan_init(g, p, w, h, c, geo_w, geo_h, in_fmt, out_fmt, true, pl, e);
 }
 
 void vki_plan_destroy(vki_gpu *g, vki_plan *pl)
@@ -87,9 +97,9 @@ void vki_plan_destroy(vki_gpu *g, vki_plan *pl)
     vki_buf_destroy(g, &pl->inter[1]);
 }
 
-int vki_plan_record(vki_plan *pl, vki_run *run)
+/* Records the ops into rec, a stage of run (if any) each. */
+static int record_ops(vki_plan *pl, vki_rec *rec, vki_run *run)
 {
-    vki_rec *rec = vki_run_rec(run);
     int n = pl->n;
     for (int i = 0; i < n; i++) {
         const vki_pipe_op *op = &pl->p->ops[i];
@@ -121,7 +131,71 @@ int vki_plan_record(vki_plan *pl, vki_run *run)
         int rc = op->desc->record(rec, &s);
         if (rc)
             return rc;
-        vki_run_mark(run, op->desc->name);
+        if (run)
+            vki_run_mark(run, op->desc->name);
     }
     return 0;
+}
+
+int vki_plan_record(vki_plan *pl, vki_run *run)
+{
+    return record_ops(pl, vki_run_rec(run), run);
+}
+
+/* vki_plan_prepare's threads: each takes the next request until none is left. */
+typedef struct prepare_job {
+    vki_gpu *g;
+    const vki_rec *rec;
+    atomic_int next;
+    atomic_int rc;
+    vkimg_err err; /* the first failure's */
+} prepare_job;
+
+static void *prepare_thread(void *arg)
+{
+    prepare_job *j = arg;
+    for (int i; (i = atomic_fetch_add(&j->next, 1)) < j->rec->nreq;) {
+        const vki_kernel_req *q = &j->rec->req[i];
+        vki_kernel *k;
+        vkimg_err e = { 0 };
+        int rc = vki_kernel_get(j->g, q->name, q->spv, q->spv_size, &q->spec, q->push_size, &k, &e);
+        int zero = 0;
+        if (rc && atomic_compare_exchange_strong(&j->rc, &zero, rc))
+            j->err = e;
+    }
+    return NULL;
+}
+
+int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
+                     vkimg_fmt in_fmt, vkimg_fmt out_fmt, vkimg_err *e)
+{
+    vki_plan pl;
+    int rc = plan_init(g, p, w, h, c, geo_w, geo_h, in_fmt, out_fmt, false, &pl, e);
+    if (rc)
+        return rc;
+    vki_rec rec = { .gpu = g, .e = e, .dry = true };
+    if ((rc = record_ops(&pl, &rec, NULL))) {
+        vki_rec_release(&rec);
+        return rc;
+    }
+    prepare_job j = { .g = g, .rec = &rec };
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = (int)(ncpu < 1 ? 1 : ncpu > 16 ? 16 : ncpu);
+    if (nthreads > rec.nreq)
+        nthreads = rec.nreq;
+    pthread_t tid[16];
+    int started = 0;
+    for (; started < nthreads - 1; started++) /* and this thread */
+        if (pthread_create(&tid[started], NULL, prepare_thread, &j))
+            break;
+    double t0 = vki_now_ms();
+    prepare_thread(&j);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    vki_gpu_log(g, VKIMG_LOG_DEBUG, "prepare: %d dispatch(es) of %d op(s), their kernels made on %d thread(s) in %.2f ms",
+                rec.nreq, pl.n, started + 1, vki_now_ms() - t0);
+    vki_rec_release(&rec);
+    if ((rc = atomic_load(&j.rc)) && e)
+        *e = j.err;
+    return rc;
 }

@@ -56,6 +56,21 @@ int vki_rec_dispatch_runs(vki_rec *r, const vki_step *s, uint32_t runs, uint32_t
                                (chunks + per_group - 1) / per_group);
 }
 
+static int dry_request(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
+                       uint32_t push_size)
+{
+    if (r->nreq == r->cap_req) {
+        int cap = r->cap_req ? 2 * r->cap_req : 8;
+        vki_kernel_req *nr = realloc(r->req, (size_t)cap * sizeof *nr);
+        if (!nr)
+            return vki_fail(r->e, VKIMG_E_RUNTIME, "out of memory");
+        r->req = nr;
+        r->cap_req = cap;
+    }
+    r->req[r->nreq++] = (vki_kernel_req){ name, spv, spv_size, *spec, push_size };
+    return 0;
+}
+
 int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
                      const void *push, uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz)
 {
@@ -69,6 +84,8 @@ int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t s
                             name, g[i], i, i, l->max_wg_count[i]);
     if (!gx || !gy || !gz)
         return 0;
+    if (r->dry)
+        return dry_request(r, name, spv, spv_size, spec, push_size);
     vki_kernel *k;
     int rc = vki_kernel_get(r->gpu, name, spv, spv_size, spec, push_size, &k, r->e);
     if (rc)
@@ -126,6 +143,10 @@ static vki_buf *new_scratch(vki_rec *r)
 
 int vki_rec_scratch(vki_rec *r, VkDeviceSize size, const char *what, VkDeviceAddress *addr)
 {
+    if (r->dry) {
+        *addr = 0;
+        return 0;
+    }
     vki_buf *b = new_scratch(r);
     if (!b)
         return vki_fail(r->e, VKIMG_E_RUNTIME, "out of memory");
@@ -143,7 +164,7 @@ int vki_rec_scratch_init(vki_rec *r, VkDeviceSize size, const void *init, const 
     if (init && size > 65536)
         return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: initial data over 64 KiB", what);
     int rc = vki_rec_scratch(r, size, what, addr);
-    if (rc)
+    if (rc || r->dry)
         return rc;
     VkBuffer b = r->scratch[r->nscratch - 1].buf;
     if (init)
@@ -156,6 +177,10 @@ int vki_rec_scratch_init(vki_rec *r, VkDeviceSize size, const void *init, const 
 
 int vki_rec_const(vki_rec *r, const void *data, size_t size, const char *what, VkDeviceAddress *addr)
 {
+    if (r->dry) {
+        *addr = 0;
+        return 0;
+    }
     vki_buf *b = new_scratch(r);
     if (!b)
         return vki_fail(r->e, VKIMG_E_RUNTIME, "out of memory");
@@ -175,4 +200,7 @@ void vki_rec_release(vki_rec *r)
     free(r->scratch);
     r->scratch = NULL;
     r->nscratch = r->cap_scratch = 0;
+    free(r->req);
+    r->req = NULL;
+    r->nreq = r->cap_req = 0;
 }

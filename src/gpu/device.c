@@ -186,6 +186,13 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         vki_fail(e, VKIMG_E_RUNTIME, "pthread_mutex_init failed");
         goto fail;
     }
+    if (pthread_cond_init(&g->kernel_cv, NULL)) {
+        pthread_mutex_destroy(&g->lock);
+        pthread_mutex_destroy(&g->xlock);
+        pthread_mutex_destroy(&g->plock);
+        vki_fail(e, VKIMG_E_RUNTIME, "pthread_cond_init failed");
+        goto fail;
+    }
     g->lock_init = true;
     vki_pool_init(g);
     if (vki_cache_open(g, o, e))
@@ -217,6 +224,7 @@ void vki_gpu_destroy(vki_gpu *g)
         pthread_mutex_destroy(&g->lock);
         pthread_mutex_destroy(&g->xlock);
         pthread_mutex_destroy(&g->plock);
+        pthread_cond_destroy(&g->kernel_cv);
         g->lock_init = false;
     }
 }

@@ -117,14 +117,18 @@ typedef struct vki_gpu {
     vkimg_log_fn log;
     void *log_user;
     char desc[320];
-    vki_kernel *kernels; /* created once per process, reused */
+    vki_kernel *kernels; /* created once per process, reused; the list under lock */
+    pthread_cond_t kernel_cv; /* a kernel another thread was creating is ready (or failed) */
     /* idle buffers for reuse (see vki_buf_create), oldest first, under plock;
      * pool_cap: VKIMG_BUFFER_POOL_MB, default min(1 GiB, device heap / 8) */
     pthread_mutex_t plock;
     vki_buf pool[VKI_POOL_MAX];
     int pool_n;
     VkDeviceSize pool_bytes, pool_cap;
-    atomic_uint allocs; /* vkAllocateMemory calls for buffers (tests: reuse) */
+    atomic_uint allocs;  /* vkAllocateMemory calls for buffers of our own (tests: reuse) */
+    atomic_uint imports; /* host memory imported as buffers (vki_buf_import_host): the
+                          * caller's memory, never pooled, so not in allocs (whether an
+                          * input qualifies depends on where malloc put it) */
 } vki_gpu;
 
 /* The public context is a vki_gpu (ctx.c). */
@@ -206,10 +210,14 @@ struct vki_kernel {
     VkShaderModule module;
     VkPipelineLayout layout;
     VkPipeline pipe;
+    bool ready; /* false while a thread creates it (outside the lock; others wait on kernel_cv) */
     char name[32];
 };
 
-/* Returns the cached kernel or builds it. push_size = bytes of push constants. */
+/* Returns the cached kernel or builds it. push_size = bytes of push constants.
+ * Thread-safe; different kernels are created at the same time by the threads
+ * that ask for them (the context lock is not held while a pipeline compiles),
+ * a thread asking for one being created waits for it. */
 int vki_kernel_get(vki_gpu *g, const char *name, const uint32_t *spv, size_t spv_size,
                    const vki_spec *spec, uint32_t push_size, vki_kernel **out, vkimg_err *e);
 

@@ -96,53 +96,24 @@ static bool spec_equal(const vki_spec *a, const vki_spec *b)
     return a->n == b->n && !memcmp(a->id, b->id, a->n * sizeof a->id[0]) && !memcmp(a->val, b->val, a->n * sizeof a->val[0]);
 }
 
-static int kernel_get_locked(vki_gpu *g, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
-                             uint32_t push_size, vki_kernel **out, vkimg_err *e);
-
-int vki_kernel_get(vki_gpu *g, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
-                   uint32_t push_size, vki_kernel **out, vkimg_err *e)
+/* Creates k's module, layout and pipeline (k's spv, spec and push_size set). */
+static int kernel_create(vki_gpu *g, vki_kernel *k, vkimg_err *e)
 {
-    vki_spec resolved = *spec;
-    if (spec_resolve(name, spv, spv_size, &resolved, e))
-        return e ? e->code : VKIMG_E_RUNTIME;
-    pthread_mutex_lock(&g->lock);
-    int rc = kernel_get_locked(g, name, spv, spv_size, &resolved, push_size, out, e);
-    pthread_mutex_unlock(&g->lock);
-    return rc;
-}
-
-static int kernel_get_locked(vki_gpu *g, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
-                             uint32_t push_size, vki_kernel **out, vkimg_err *e)
-{
-    for (vki_kernel *k = g->kernels; k; k = k->next)
-        if (k->spv == spv && k->push_size == push_size && spec_equal(&k->spec, spec)) {
-            *out = k;
-            return 0;
-        }
-    if (push_size > g->lim.max_push)
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: %u bytes of push constants, over the device's %u", name, push_size,
-                        g->lim.max_push);
-    vki_kernel *k = calloc(1, sizeof *k);
-    if (!k)
-        return vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
-    k->spv = spv;
-    k->spv_size = spv_size;
-    k->spec = *spec;
-    k->push_size = push_size;
-    snprintf(k->name, sizeof k->name, "%s", name);
-    VkShaderModuleCreateInfo smci = { .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv_size, .pCode = spv };
+    const vki_spec *spec = &k->spec;
+    VkShaderModuleCreateInfo smci = { .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                      .codeSize = k->spv_size, .pCode = k->spv };
     VKI_VK(vkCreateShaderModule(g->dev, &smci, NULL, &k->module));
-    VkPushConstantRange pcr = { .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = (push_size + 3u) & ~3u };
+    VkPushConstantRange pcr = { .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = (k->push_size + 3u) & ~3u };
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .pushConstantRangeCount = push_size ? 1 : 0,
+        .pushConstantRangeCount = k->push_size ? 1 : 0,
         .pPushConstantRanges = &pcr,
     };
     VKI_VK(vkCreatePipelineLayout(g->dev, &plci, NULL, &k->layout));
     VkSpecializationMapEntry map[VKI_MAX_SPEC];
     for (uint32_t i = 0; i < spec->n; i++)
         map[i] = (VkSpecializationMapEntry){ .constantID = spec->id[i], .offset = i * 4, .size = 4 };
-    VkSpecializationInfo si = { .mapEntryCount = spec->n, .pMapEntries = map, .dataSize = spec->n * 4, .pData = k->spec.val };
+    VkSpecializationInfo si = { .mapEntryCount = spec->n, .pMapEntries = map, .dataSize = spec->n * 4, .pData = spec->val };
     VkComputePipelineCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {
@@ -155,11 +126,8 @@ static int kernel_get_locked(vki_gpu *g, const char *name, const uint32_t *spv, 
         .layout = k->layout,
     };
     double t0 = vki_now_ms();
-    VKI_VK(vkCreateComputePipelines(g->dev, g->cache, 1, &cpci, NULL, &k->pipe));
-    vki_gpu_log(g, VKIMG_LOG_DEBUG, "pipeline %s created in %.2f ms", name, vki_now_ms() - t0);
-    k->next = g->kernels;
-    g->kernels = k;
-    *out = k;
+    VKI_VK(vkCreateComputePipelines(g->dev, g->cache, 1, &cpci, NULL, &k->pipe)); /* the cache is internally synchronized */
+    vki_gpu_log(g, VKIMG_LOG_DEBUG, "pipeline %s created in %.2f ms", k->name, vki_now_ms() - t0);
     return 0;
 fail:
     if (k->pipe)
@@ -168,8 +136,64 @@ fail:
         vkDestroyPipelineLayout(g->dev, k->layout, NULL);
     if (k->module)
         vkDestroyShaderModule(g->dev, k->module, NULL);
-    free(k);
     return e->code;
+}
+
+int vki_kernel_get(vki_gpu *g, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
+                   uint32_t push_size, vki_kernel **out, vkimg_err *e)
+{
+    vki_spec resolved = *spec;
+    if (spec_resolve(name, spv, spv_size, &resolved, e))
+        return e ? e->code : VKIMG_E_RUNTIME;
+    if (push_size > g->lim.max_push)
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: %u bytes of push constants, over the device's %u", name, push_size,
+                        g->lim.max_push);
+    pthread_mutex_lock(&g->lock);
+    for (vki_kernel *k = g->kernels; k;) {
+        if (k->spv == spv && k->push_size == push_size && spec_equal(&k->spec, &resolved)) {
+            if (k->ready) {
+                pthread_mutex_unlock(&g->lock);
+                *out = k;
+                return 0;
+            }
+            /* another thread is creating it: wait, then look again (it may have failed) */
+            pthread_cond_wait(&g->kernel_cv, &g->lock);
+            k = g->kernels;
+            continue;
+        }
+        k = k->next;
+    }
+    vki_kernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        pthread_mutex_unlock(&g->lock);
+        return vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
+    }
+    k->spv = spv;
+    k->spv_size = spv_size;
+    k->spec = resolved;
+    k->push_size = push_size;
+    snprintf(k->name, sizeof k->name, "%s", name);
+    k->next = g->kernels; /* listed as being created: a thread asking for it waits */
+    g->kernels = k;
+    pthread_mutex_unlock(&g->lock);
+
+    int rc = kernel_create(g, k, e);
+
+    pthread_mutex_lock(&g->lock);
+    if (rc) {
+        for (vki_kernel **pp = &g->kernels; *pp; pp = &(*pp)->next)
+            if (*pp == k) {
+                *pp = k->next;
+                break;
+            }
+        free(k);
+    } else {
+        k->ready = true;
+        *out = k;
+    }
+    pthread_cond_broadcast(&g->kernel_cv);
+    pthread_mutex_unlock(&g->lock);
+    return rc;
 }
 
 void vki_gpu_drop_kernels(vki_gpu *g)

@@ -95,7 +95,7 @@ int vki_buf_import_host(vki_gpu *g, const void *p, VkDeviceSize n, const char *w
         buf_free(g, b);
         return -1;
     }
-    atomic_fetch_add(&g->allocs, 1);
+    atomic_fetch_add(&g->imports, 1);
     VkBufferDeviceAddressInfo ai = { .sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, .buffer = b->buf };
     b->addr = vkGetBufferDeviceAddress(g->dev, &ai);
     b->size = n;

@@ -80,6 +80,23 @@ int vkimg_pipeline_outputs(const vkimg_pipeline *p, const vkimg_image *in, const
     return s.nout;
 }
 
+int vkimg_prepare(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
+                  vkimg_err *e)
+{
+    vkimg_err local;
+    if (!e)
+        e = &local;
+    vki_err_clear(e);
+    if (!ctx || !p || !in)
+        return vki_fail(e, VKIMG_E_USAGE, "vkimg_prepare: NULL argument");
+    effective ef;
+    int rc = effective_pipeline(p, o, &ef, e);
+    if (rc)
+        return rc;
+    int gw = o && o->src_w > 0 ? o->src_w : in->w, gh = o && o->src_h > 0 ? o->src_h : in->h;
+    return vki_plan_prepare(&ctx->gpu, &ef.p, in->w, in->h, in->c, gw, gh, in->fmt, o ? o->out_fmt : in->fmt, e);
+}
+
 int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
                 vkimg_image *out, int n, vkimg_err *e)
 {

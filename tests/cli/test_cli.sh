@@ -155,6 +155,16 @@ check "-q prints nothing of its own" quiet_ok
 run "$VK" -i "$IN" -o o/val.png -f "$P" --validate
 expect_rc "--validate" 0
 check "--validate gives the same bytes" cmp -s o/val.png o/land.png
+# the first image's kernels are created while it decodes (vkimg_prepare), on the
+# host's cores; VKIMG_PREPARE=0 leaves them to the run: the same bytes either way
+run "$VK" -i "$IN" -o o/prep.png -f "$P" -v -v
+expect_rc "-v -v" 0
+check "the kernels are created ahead of the run (-v -v says 'prepare: ')" has "$T/stderr" "prepare: "
+check "the same bytes with the kernels made ahead" cmp -s o/prep.png o/land.png
+VKIMG_PREPARE=0 run "$VK" -i "$IN" -o o/noprep.png -f "$P" -v -v
+expect_rc "VKIMG_PREPARE=0" 0
+check "VKIMG_PREPARE=0: nothing made ahead" bash -c '! grep -qF "prepare: " "$1"' _ "$T/stderr"
+check "VKIMG_PREPARE=0: the same bytes" cmp -s o/noprep.png o/land.png
 run "$VK" -i "$IN" -o o/dev0.png -f "$P" --device 0
 expect_rc "--device 0" 0
 if "$VK" devices 2>/dev/null | grep -qi 'type cpu'; then
