@@ -87,6 +87,8 @@ static void man_page(FILE *f, const cli_command *const *cmds, int ncmds)
           ".TP\n.B VKIMG_BUFFER_POOL_MB\nthe device buffers a context keeps for reuse (default min(1024, heap/8)).\n"
           ".TP\n.B VKIMG_NO_TRANSFER_QUEUE=1, VKIMG_SPLIT_QUEUES=1, VKIMG_NO_UMA=1, VKIMG_NO_HOST_IMPORT=1\n"
           "choose how copies are made (see the README).\n"
+          ".TP\n.B VKIMG_PREPARE=0\nthe first image's kernels are created by its run, not ahead of it (by default "
+          "they are made on the host's cores while it decodes).\n"
           ".TP\n.B XDG_CACHE_HOME\nthe pipeline cache lives in $XDG_CACHE_HOME/vkimg (else ~/.cache/vkimg).\n"
           ".SH SEE ALSO\nThe README of the source tree: formats, the metadata policy, benchmarks.\n",
           f);
