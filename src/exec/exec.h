@@ -30,7 +30,7 @@ typedef struct vki_rec {
 
 /* A kernel a dry recording asked for (the arguments vki_kernel_get takes). */
 typedef struct vki_kernel_req {
-    const char *name;
+    char name[64]; /* a copy: dispatchers may name a kernel from a buffer of their own */
     const uint32_t *spv;
     size_t spv_size;
     vki_spec spec;

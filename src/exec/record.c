@@ -67,7 +67,12 @@ static int dry_request(vki_rec *r, const char *name, const uint32_t *spv, size_t
         r->req = nr;
         r->cap_req = cap;
     }
-    r->req[r->nreq++] = (vki_kernel_req){ name, spv, spv_size, *spec, push_size };
+    vki_kernel_req *q = &r->req[r->nreq++];
+    snprintf(q->name, sizeof q->name, "%s", name);
+    q->spv = spv;
+    q->spv_size = spv_size;
+    q->spec = *spec;
+    q->push_size = push_size;
     return 0;
 }
 
