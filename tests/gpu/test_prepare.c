@@ -12,6 +12,7 @@
  *            same count as one thread running them), every output equals the
  *            single-threaded run's */
 #include "gpu_harness.h"
+#include "io_util.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
 
@@ -20,20 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void fill(vkimg_image *im, unsigned long long seed)
-{
-    unsigned char *p = im->data;
-    size_t n = vkimg_image_bytes(im);
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)(t_rand(&seed) >> 56);
-}
-
-static int same(const vkimg_image *a, const vkimg_image *b)
-{
-    return a->data && b->data && a->w == b->w && a->h == b->h && a->c == b->c && a->fmt == b->fmt &&
-           !memcmp(a->data, b->data, vkimg_image_bytes(a));
-}
 
 /* A second context without prepare, for the bytes to compare with; its kernels
  * are created by its runs, and it counts them. */
@@ -87,7 +74,7 @@ static void run_case(vkimg_ctx *ctx, vkimg_ctx *other, const pcase *k, const pca
         return;
     vkimg_image in = { 0 }, a = { 0 }, b = { 0 };
     CHECK(vkimg_image_alloc(&in, k->w, k->h, k->c, k->fmt, &e) == 0, "%s: alloc", cur_case);
-    fill(&in, (unsigned long long)(k->w * 31 + k->h * 7 + k->c));
+    fill_random_bytes(&in, (unsigned long long)(k->w * 31 + k->h * 7 + k->c));
     if (k->fmt == VKIMG_F32) /* values in [0, 1] */
         for (size_t i = 0; i < (size_t)k->w * k->h * k->c; i++)
             ((float *)in.data)[i] = (float)(((unsigned char *)in.data)[i * 4] / 255.0);
@@ -105,7 +92,7 @@ static void run_case(vkimg_ctx *ctx, vkimg_ctx *other, const pcase *k, const pca
               made_by_run, made_ahead);
     int other_before = atomic_load(&created_other);
     CHECK(vkimg_run(other, p, &in, &ro, &b, &e) == 0, "%s: run in the second context: %s", cur_case, e.msg);
-    CHECK(same(&a, &b), "%s: the prepared run's bytes differ from the second context's", cur_case);
+    CHECK(same_image(&a, &b), "%s: the prepared run's bytes differ from the second context's", cur_case);
     /* the second context has run the same cases before this one (and this
      * context prepared exactly those runs): its run creates what the prepare made */
     CHECK(atomic_load(&created_other) - other_before == made_ahead || prep_shape != k,
@@ -204,7 +191,7 @@ static void test_threads(vkimg_ctx *shared)
     }
     vkimg_image in = { 0 };
     CHECK(vkimg_image_alloc(&in, 523, 301, 3, VKIMG_U8, &e) == 0, "alloc");
-    fill(&in, 99);
+    fill_random_bytes(&in, 99);
     /* one thread: the reference bytes and the number of kernels */
     vkimg_ctx_opts co = { .validate = true, .log = mt_log };
     vkimg_ctx *one = vkimg_ctx_create(&co, &e);
@@ -243,7 +230,7 @@ static void test_threads(vkimg_ctx *shared)
         for (int t = 0; t < MT_THREADS; t++) {
             CHECK(args[t].rc == 0, "round %d, thread %d: %s failed", round, t, args[t].rc == 1 ? "prepare" : "run");
             for (int k = 0; k < MT_PIPES; k++) {
-                CHECK(same(&args[t].out[k], &ref[k]), "round %d, thread %d: %s differs from one thread's", round, t,
+                CHECK(same_image(&args[t].out[k], &ref[k]), "round %d, thread %d: %s differs from one thread's", round, t,
                       mt_pipes[k]);
                 vkimg_image_free(&args[t].out[k]);
             }

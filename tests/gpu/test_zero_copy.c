@@ -15,20 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void fill(vkimg_image *im, unsigned long long seed)
-{
-    unsigned char *p = im->data;
-    size_t n = vkimg_image_bytes(im);
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)(t_rand(&seed) >> 56);
-}
-
-static int same(const vkimg_image *a, const vkimg_image *b)
-{
-    return a->w == b->w && a->h == b->h && a->c == b->c && a->fmt == b->fmt &&
-           !memcmp(a->data, b->data, vkimg_image_bytes(a));
-}
-
 /* The pipeline on a malloc()ed copy and on a device image, with and without
  * device outputs: the same bytes. */
 static void run_both(vkimg_ctx *ctx, const char *text, int w, int h, int c, vkimg_fmt fmt)
@@ -47,7 +33,7 @@ static void run_both(vkimg_ctx *ctx, const char *text, int w, int h, int c, vkim
         vkimg_pipeline_free(p);
         return;
     }
-    fill(&dev, (unsigned long long)(w * 131 + h * 7 + c));
+    fill_random_bytes(&dev, (unsigned long long)(w * 131 + h * 7 + c));
     CHECK(vkimg_image_alloc(&host, w, h, c, fmt, &e) == 0 && host.priv == NULL, "%s: alloc", cur_case);
     memcpy(host.data, dev.data, vkimg_image_bytes(&dev));
 
@@ -69,9 +55,9 @@ static void run_both(vkimg_ctx *ctx, const char *text, int w, int h, int c, vkim
     int rcc = vkimg_run_n(ctx, p, &host, &rd, hb, n, &e);
     CHECK(rcc == 0, "%s: host in, device out: %s", cur_case, e.msg);
     for (int k = 0; k < n && !rc; k++) {
-        CHECK(!rca && same(&ref[k], &a[k]) && !a[k].priv, "%s: output %d, device input differs", cur_case, k);
-        CHECK(!rcb && same(&ref[k], &b[k]) && b[k].priv, "%s: output %d, device in and out differs", cur_case, k);
-        CHECK(!rcc && same(&ref[k], &hb[k]) && hb[k].priv, "%s: output %d, device output differs", cur_case, k);
+        CHECK(!rca && same_image(&ref[k], &a[k]) && !a[k].priv, "%s: output %d, device input differs", cur_case, k);
+        CHECK(!rcb && same_image(&ref[k], &b[k]) && b[k].priv, "%s: output %d, device in and out differs", cur_case, k);
+        CHECK(!rcc && same_image(&ref[k], &hb[k]) && hb[k].priv, "%s: output %d, device output differs", cur_case, k);
     }
     /* the input is left as it was */
     CHECK(!memcmp(host.data, dev.data, vkimg_image_bytes(&dev)), "%s: the device input was changed", cur_case);
@@ -112,12 +98,12 @@ static void test_runs(vkimg_ctx *ctx)
     if (other) {
         vkimg_image im, out1 = { 0 }, out2 = { 0 };
         CHECK(vkimg_image_alloc_device(other, &im, 40, 30, 3, VKIMG_U8, &e) == 0, "alloc on the other: %s", e.msg);
-        fill(&im, 5);
+        fill_random_bytes(&im, 5);
         vkimg_pipeline *p = vkimg_pipeline_parse("gray", &e);
         vkimg_run_opts ro = { .out_fmt = VKIMG_U8 };
         CHECK(vkimg_run(ctx, p, &im, &ro, &out1, &e) == 0, "run on ctx: %s", e.msg);
         CHECK(vkimg_run(other, p, &im, &ro, &out2, &e) == 0, "run on other: %s", e.msg);
-        CHECK(out1.data && out2.data && same(&out1, &out2), "the same result from either context");
+        CHECK(out1.data && out2.data && same_image(&out1, &out2), "the same result from either context");
         vkimg_image_free(&out1);
         vkimg_image_free(&out2);
         vkimg_image_free(&im);
@@ -173,12 +159,12 @@ static void test_load(vkimg_ctx *ctx)
             alloc_req r = { .ctx = ctx };
             vkimg_load_opts lo = { .alloc = on_alloc, .user = &r };
             int rc = vkimg_load(path, &lo, &dev, &e);
-            CHECK(rc == 0 && r.calls == 1 && dev.priv != NULL && plain.data && same(&plain, &dev),
+            CHECK(rc == 0 && r.calls == 1 && dev.priv != NULL && plain.data && same_image(&plain, &dev),
                   "%s: into device memory: rc %d, %d calls, priv %p", cur_case, rc, r.calls, dev.priv);
             alloc_req rd = { .ctx = ctx, .decline = 1 };
             lo.user = &rd;
             rc = vkimg_load(path, &lo, &declined, &e);
-            CHECK(rc == 0 && rd.calls >= 1 && declined.priv == NULL && same(&plain, &declined),
+            CHECK(rc == 0 && rd.calls >= 1 && declined.priv == NULL && same_image(&plain, &declined),
                   "%s: allocator declined: rc %d priv %p", cur_case, rc, declined.priv);
             /* the device image runs like the plain one */
             if (!rc && plain.data && dev.data) {
@@ -186,7 +172,7 @@ static void test_load(vkimg_ctx *ctx)
                 vkimg_run_opts ro = { .out_fmt = plain.fmt };
                 vkimg_image o1, o2;
                 CHECK(vkimg_run(ctx, p, &plain, &ro, &o1, &e) == 0 && vkimg_run(ctx, p, &dev, &ro, &o2, &e) == 0 &&
-                          same(&o1, &o2),
+                          same_image(&o1, &o2),
                       "%s: runs differ", cur_case);
                 vkimg_image_free(&o1);
                 vkimg_image_free(&o2);
@@ -245,7 +231,7 @@ static void test_load_png_in_place(vkimg_ctx *ctx)
                 alloc_req r = { .ctx = ctx };
                 vkimg_load_opts lo = { .alloc = on_alloc, .user = &r };
                 int rc = png ? vkimg_load_memory(png, len, "p.png", &lo, &dev, &e) : -1;
-                CHECK(rc == 0 && r.calls == 1 && dev.priv && plain.data && same(&plain, &dev),
+                CHECK(rc == 0 && r.calls == 1 && dev.priv && plain.data && same_image(&plain, &dev),
                       "%s: rc %d (%s), %d calls, pixels differ", cur_case, rc, rc ? e.msg : "", r.calls);
                 if (!rc)
                     vkimg_image_free(&dev);
@@ -363,7 +349,7 @@ static void test_input_done(vkimg_ctx *ctx)
                 CHECK(rc != 0 && !out.data && strstr(e.msg, "filter type"), "%s: corrupt: rc %d %s", cur_case, rc,
                       e.msg);
             else
-                CHECK(rc == 0 && same(&plain, &out) && (out.priv != NULL) == (dev != 0),
+                CHECK(rc == 0 && same_image(&plain, &out) && (out.priv != NULL) == (dev != 0),
                       "%s (device %d): rc %d, pixels or memory differ", cur_case, dev, rc);
             vkimg_image_free(&out);
         }
@@ -378,7 +364,7 @@ static void test_input_done(vkimg_ctx *ctx)
     CHECK(vkimg_image_alloc_device(ctx, &keep, 64, 64, 3, VKIMG_U8, &e) == 0 &&
               vkimg_image_alloc_device(ctx, &gone, 64, 64, 3, VKIMG_U8, &e) == 0,
           "trim: alloc: %s", e.msg);
-    fill(&keep, 9);
+    fill_random_bytes(&keep, 9);
     vkimg_image host;
     CHECK(vkimg_image_alloc(&host, 64, 64, 3, VKIMG_U8, &e) == 0, "trim: alloc host");
     memcpy(host.data, keep.data, vkimg_image_bytes(&keep));
@@ -390,7 +376,7 @@ static void test_input_done(vkimg_ctx *ctx)
     vkimg_run_opts ro = { .out_fmt = VKIMG_U8 };
     vkimg_image o1 = { 0 }, o2 = { 0 };
     CHECK(p && vkimg_run(ctx, p, &keep, &ro, &o1, &e) == 0 && vkimg_run(ctx, p, &host, &ro, &o2, &e) == 0 &&
-              same(&o1, &o2),
+              same_image(&o1, &o2),
           "trim: the image in use still runs: %s", e.msg);
     vkimg_image_free(&o1);
     vkimg_image_free(&o2);
@@ -419,7 +405,7 @@ static void test_compare(vkimg_ctx *ctx)
                   vkimg_image_alloc_device(ctx, &da, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, &e) == 0 &&
                   vkimg_image_alloc_device(ctx, &db, cs[i].w, cs[i].h, cs[i].c, VKIMG_U8, &e) == 0,
               "%s: alloc", cur_case);
-        fill(&ha, 11 + i);
+        fill_random_bytes(&ha, 11 + i);
         memcpy(hb.data, ha.data, vkimg_image_bytes(&ha));
         unsigned char *pb = hb.data;
         for (size_t k = 0; k < vkimg_image_bytes(&hb); k += 3)
@@ -442,7 +428,7 @@ static void test_compare(vkimg_ctx *ctx)
             CHECK(r1.ndiff == r2.ndiff && r1.ndiff > 0 && r1.naa == r2.naa && r1.verdict == r2.verdict &&
                       !memcmp(&r1.mae, &r2.mae, sizeof r1.mae),
                   "%s: %llu vs %llu differing", cur_case, (unsigned long long)r1.ndiff, (unsigned long long)r2.ndiff);
-            CHECK(r2.diff.priv && !r1.diff.priv && same(&r1.diff, &r2.diff), "%s: the difference images differ",
+            CHECK(r2.diff.priv && !r1.diff.priv && same_image(&r1.diff, &r2.diff), "%s: the difference images differ",
                   cur_case);
         }
         vkimg_image_free(&r1.diff);
@@ -474,7 +460,7 @@ static void test_compare_indexed(vkimg_ctx *ctx)
         vkimg_image a, b;
         CHECK(vkimg_image_alloc(&a, w, h, c, VKIMG_U8, &e) == 0 && vkimg_image_alloc(&b, w, h, c, VKIMG_U8, &e) == 0,
               "%s: alloc", cur_case);
-        fill(&a, 3 + i);
+        fill_random_bytes(&a, 3 + i);
         memcpy(b.data, a.data, vkimg_image_bytes(&a));
         /* a block of changes, and a smooth edge for the detector to find */
         unsigned char *pb = b.data;
@@ -505,7 +491,7 @@ static void test_compare_indexed(vkimg_ctx *ctx)
               "%s: indexed: %s", cur_case, e.msg);
         o.device_diff = true;
         int rc3 = vkimg_compare(ctx, &a, &b, &o, &didx, NULL, &e);
-        CHECK(rc3 == 0 && didx.diff.priv && same(&idx.diff, &didx.diff), "%s: device indexed differs: %s", cur_case,
+        CHECK(rc3 == 0 && didx.diff.priv && same_image(&idx.diff, &didx.diff), "%s: device indexed differs: %s", cur_case,
               e.msg);
         if (!rc1 && !rc2) {
             CHECK(rgba.ndiff == idx.ndiff && rgba.naa == idx.naa, "%s: counts differ", cur_case);
@@ -548,7 +534,7 @@ static void test_compare_indexed(vkimg_ctx *ctx)
             char path[64];
             snprintf(path, sizeof path, "/tmp/vkimg-zc-over-%d.png", (int)getpid());
             CHECK(vkimg_save(path, &over.diff, &(vkimg_save_opts){ .png_level = 2, .palette = pal }, &e) == 0 &&
-                      vkimg_load(path, NULL, &back, &e) == 0 && same(&back, &rgba.diff),
+                      vkimg_load(path, NULL, &back, &e) == 0 && same_image(&back, &rgba.diff),
                   "%s: over b: the PNG reads back as another picture", cur_case);
             remove(path);
             vkimg_image_free(&back);
@@ -598,7 +584,7 @@ static void test_host_import(vkimg_ctx *ctx)
             vkimg_image a, b = { .w = sz[i].w, .h = sz[i].h, .c = sz[i].c, .fmt = VKIMG_U8 }, oa = { 0 }, ob = { 0 };
             CHECK(p && vkimg_image_alloc(&a, sz[i].w, sz[i].h, sz[i].c, VKIMG_U8, &e) == 0, "%s: alloc", cur_case);
             const size_t n = vkimg_image_bytes(&a);
-            fill(&a, (unsigned long long)(i * 7 + k));
+            fill_random_bytes(&a, (unsigned long long)(i * 7 + k));
             unsigned char *raw = gh_calloc(n + 64, 1);
             b.data = raw + 8; /* off every import alignment: copied */
             memcpy(b.data, a.data, n);
@@ -609,7 +595,7 @@ static void test_host_import(vkimg_ctx *ctx)
             imported = 0;
             CHECK(vkimg_run(ctx, p, &b, &ro, &ob, &e) == 0, "%s: unaligned input: %s", cur_case, e.msg);
             CHECK(imported == 0, "%s: an input off the alignment was imported", cur_case);
-            CHECK(oa.data && ob.data && same(&oa, &ob), "%s: imported and copied inputs differ", cur_case);
+            CHECK(oa.data && ob.data && same_image(&oa, &ob), "%s: imported and copied inputs differ", cur_case);
             CHECK(!memcmp(a.data, b.data, n), "%s: the imported input was changed", cur_case);
             vkimg_image_free(&oa);
             vkimg_image_free(&ob);

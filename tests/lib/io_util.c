@@ -142,6 +142,14 @@ void make_image(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, int noise, 
             }
 }
 
+void fill_random_bytes(vkimg_image *im, unsigned long long seed)
+{
+    unsigned char *p = im->data;
+    size_t n = vkimg_image_bytes(im);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(t_rand(&seed) >> 56);
+}
+
 int same_image(const vkimg_image *a, const vkimg_image *b)
 {
     return a->w == b->w && a->h == b->h && a->c == b->c && a->fmt == b->fmt && a->data && b->data &&
