@@ -90,6 +90,7 @@ layout(constant_id = 23) const int PACKED = 0; // u8 RGB input, 4-byte aligned a
 layout(constant_id = 24) const int PAD16 = 0;  // lines: the u16 RGB intermediate as 4 u16 a texel (read: 1, written: 2)
 layout(constant_id = 25) const int EDGE = 0;   // vec passes: 0 the interior (whole words), 1 the rest (texel by texel)
 layout(constant_id = 26) const int VW = 4;     // vec pass along y: 64-bit words of a row an invocation reads
+layout(constant_id = 27) const int RING_M = 4; // sliding pass along y: an invocation's output rows, in periods of 2R + 1
 
 #define RMAX VKI_BLUR_RMAX // the push block is 128 bytes
 layout(push_constant) uniform Push {
@@ -747,6 +748,76 @@ void v_vec()
             }
     }
 }
+
+// FUSED = 7, the sliding pass along y (what CPU devices run where 8-bit output
+// rows are whole 32-bit words): an invocation owns run k (S = VW * (samples a
+// word) samples) of output rows y0 .. y0 + RB - 1 (RB = RING_M periods of
+// P = 2R + 1 rows) and reads each of its input rows y0 - R .. y0 + RB + R - 1
+// once (v_vec reads (NB + 2R) / NB rows an output row: 3.25 at NB = 8; this
+// pass (RB + 2R) / RB: 1.24 at RB = 76). The last P rows read are kept in a
+// ring xr whose slots are compile-time constants (row j in slot j mod P: the
+// loop over rows is unrolled by P), and output row i is summed from its 2R + 1
+// rows in the order v_vec adds them (rows ascending, from 0), so the same
+// floats and bytes. The edge dispatch (samples past a row's last whole run) is
+// v_vec's EDGE = 1 with the same VW.
+void v_ring()
+{
+    const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
+    const int PER = IN_FMT == FMT_U16 ? 4 : 2, S = VW * PER, UC = HAS_ALPHA ? IN_C : 1, P = 2 * R + 1, RB = RING_M * P;
+    const int nrun = pc.w * IN_C / S, nyb = (pc.h + RB - 1) / RB;
+    if (nrun <= 0 || id >= uint(nrun) * uint(nyb))
+        return;
+    const int y0 = int(id / uint(nrun)) * RB, k = int(id % uint(nrun));
+    const uint pitch = vec_pitch() * uint(IN_C), orow = uint(pc.w * IN_C); // samples a row
+    vec4 xr[P * VW];
+#define RING_LOAD(J, SLOT)                                                                                     \
+    {                                                                                                          \
+        const uint wv_ = (uint(clamp(y0 - R + (J), 0, pc.h - 1)) * pitch + uint(k * S)) / uint(PER);           \
+        [[unroll]] for (int v_ = 0; v_ < VW; v_++) {                                                           \
+            const uvec2 u_ = unpackUint2x32(L8Buf(pc.src).v[wv_ + uint(v_)]);                                  \
+            xr[(SLOT) * VW + v_] = IN_FMT == FMT_U16                                                           \
+                                       ? vec4(u2f(u_.x & 65535u), u2f(u_.x >> 16), u2f(u_.y & 65535u), u2f(u_.y >> 16)) \
+                                       : vec4(uintBitsToFloat(u_), 0.0, 0.0);                                  \
+        }                                                                                                      \
+    }
+    [[unroll]] for (int j = 0; j < 2 * R; j++) // rows y0 - R .. y0 + R - 1: slots 0 .. 2R - 1
+        RING_LOAD(j, j)
+    for (int m = 0; m < RING_M; m++) {
+        [[unroll]] for (int t = 0; t < P; t++) {
+            const int i = m * P + t;   // output row y0 + i: its last input row is j = i + 2R, in slot (t + 2R) mod P
+            RING_LOAD(i + 2 * R, (t + 2 * R) % P)
+            vec4 acc[VW];
+            [[unroll]] for (int v = 0; v < VW; v++)
+                acc[v] = vec4(0.0);
+            [[unroll]] for (int d = 0; d <= 2 * R; d++) { // input row i + d, in slot (t + d) mod P
+                const float wt = pc.wk[abs(d - R)];
+                [[unroll]] for (int v = 0; v < VW; v++)
+                    acc[v] += wt * xr[((t + d) % P) * VW + v];
+            }
+            uint q[MAX_WORDS];
+            [[unroll]] for (int w = 0; w < S / 4; w++)
+                q[w] = 0u;
+            [[unroll]] for (int p = 0; p < S / UC; p++) {
+                vec4 a = vec4(0.0);
+                [[unroll]] for (int c = 0; c < UC; c++) {
+                    const int e = p * UC + c;
+                    a[c] = acc[e / PER][e % PER];
+                }
+                const vec4 f = finish(a);
+                [[unroll]] for (int c = 0; c < UC; c++) {
+                    const int e = p * UC + c;
+                    q[e >> 2] |= unorm(f[c], 255.0) << ((e & 3) * 8);
+                }
+            }
+            if (y0 + i < pc.h) {
+                const uint a = (uint(y0 + i) * orow + uint(k * S)) >> 2; // whole words: orow and S multiples of 4
+                [[unroll]] for (int w = 0; w < S / 4; w++)
+                    U32Buf(pc.dst).v[a + uint(w)] = q[w];
+            }
+        }
+    }
+#undef RING_LOAD
+}
 #endif // BLUR_VEC_ONLY
 
 void main()
@@ -756,6 +827,8 @@ void main()
 #elif BLUR_VEC_ONLY
     if (FUSED == 5)
         h_vec();
+    else if (FUSED == 7)
+        v_ring();
     else
         v_vec();
 #else

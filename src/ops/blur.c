@@ -314,17 +314,29 @@ static bool use_vec(const vki_step *s)
     return s->in_fmt == VKIMG_U8 && s->out_fmt == VKIMG_U8 && !(ev && *ev == '0');
 }
 
+/* The sliding pass along y (blur.comp FUSED = 7) where the output's rows are
+ * whole 32-bit words; VKIMG_BLUR_RING=0 runs v_vec instead. */
+static bool use_ring(const vki_step *s)
+{
+    const char *ev = getenv("VKIMG_BLUR_RING");
+    return (uint64_t)s->w * (uint64_t)s->in_c % 4 == 0 && !(ev && *ev == '0');
+}
+
+/* edge 2: the sliding pass along y (nb = RING_M) */
 static int vec_dispatch(vki_rec *r, const vki_step *s, int dir, int edge, uint32_t nb, uint32_t vw, VkDeviceAddress src,
                         vkimg_fmt src_fmt, VkDeviceAddress dst, vkimg_fmt dst_fmt, const blur_push *w, int rad,
                         uint64_t items)
 {
-    static const char *const names[2][2] = { { "blur-h-vec", "blur-h-vec-edge" }, { "blur-v-vec", "blur-v-vec-edge" } };
+    static const char *const names[2][3] = { { "blur-h-vec", "blur-h-vec-edge", "" },
+                                             { "blur-v-vec", "blur-v-vec-edge", "blur-v-ring" } };
     if (!items)
         return 0;
     const uint32_t wg = 64;
     vki_spec spec;
-    cpu_pass_spec(s, dir, dir == 0 ? 5 : 6, src_fmt, dst_fmt, wg, nb, rad, &spec);
-    vki_spec_named(&spec, "EDGE", (uint32_t)edge);
+    cpu_pass_spec(s, dir, dir == 0 ? 5 : edge == 2 ? 7 : 6, src_fmt, dst_fmt, wg, edge == 2 ? 8 : nb, rad, &spec);
+    vki_spec_named(&spec, "EDGE", edge == 1);
+    if (edge == 2)
+        vki_spec_named(&spec, "RING_M", nb);
     if (dir == 1)
         vki_spec_named(&spec, "VW", vw);
     blur_push pc = *w;
@@ -348,6 +360,12 @@ static int record_vec(vki_rec *r, const vki_step *s, const blur_push *w, int rad
     const uint64_t b1 = wd >= (uint64_t)rad ? (wd - (uint64_t)rad) / nb : 0, nin = b1 > b0 ? b1 - b0 : 0;
     for (int edge = 0; edge < 2 && !rc; edge++)
         rc = vec_dispatch(r, s, 0, edge, nb, vw, s->in, s->in_fmt, tmp, inter, w, rad, ht * (edge ? nbt - nin : nin));
+    if (!rc && use_ring(s)) {
+        /* y: the sliding pass (runs of 4 samples; output rows of whole words, so no edge) */
+        const uint32_t rvw = (uint32_t)vki_env_long("VKIMG_BLUR_RING_VW", inter == VKIMG_U16 ? 1 : 2, 1, 8), m = (uint32_t)vki_env_long("VKIMG_BLUR_RING_M", 8, 1, 64);
+        const uint64_t rb = (uint64_t)m * (2u * (uint64_t)rad + 1u), nrun = wd * c / 4;
+        return vec_dispatch(r, s, 1, 2, m, rvw, tmp, inter, s->out, s->out_fmt, w, rad, nrun * ((ht + rb - 1) / rb));
+    }
     /* y: runs of whole words, then the samples (pixels with alpha) past a row's last one (as v_vec) */
     const uint64_t run = (uint64_t)vw * (inter == VKIMG_U16 ? 4 : 2), nrun = wd * c / run;
     const uint64_t nyb = (ht + nbv - 1) / nbv, uc = VKI_HAS_ALPHA(s->in_c) ? c : 1;

@@ -247,14 +247,14 @@ static void test_blur_shapes(vkimg_ctx *ctx)
  * (windows inside a row along x, runs of whole words along y) and the edge
  * dispatches each where the sizes call for them. Which ran is read from the
  * library's log. */
-static int ran[4]; /* blur-h-vec, blur-h-vec-edge, blur-v-vec, blur-v-vec-edge */
+static int ran[5]; /* blur-h-vec, blur-h-vec-edge, blur-v-vec, blur-v-vec-edge, blur-v-ring */
 
 static void vec_tap(vkimg_log_level lvl, const char *msg)
 {
-    static const char *const names[4] = { "dispatch blur-h-vec ", "dispatch blur-h-vec-edge ", "dispatch blur-v-vec ",
-                                          "dispatch blur-v-vec-edge " };
+    static const char *const names[5] = { "dispatch blur-h-vec ", "dispatch blur-h-vec-edge ", "dispatch blur-v-vec ",
+                                          "dispatch blur-v-vec-edge ", "dispatch blur-v-ring " };
     (void)lvl;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         ran[k] += !strncmp(msg, names[k], strlen(names[k]));
 }
 
@@ -280,18 +280,34 @@ static void test_blur_vec(vkimg_ctx *ctx)
         { 96, 31, 1, 0, 0.3, { 1, 0, 1, 0 } },   /* radius 0: every block inside, 96 = 6 runs */
     };
     char t[96];
-    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
-        ref_step s[] = { BLUR(cs[k].sigma, cs[k].r) };
-        snprintf(t, sizeof t, "blur=sigma=%g:radius=%d", cs[k].sigma, cs[k].r);
-        memset(ran, 0, sizeof ran);
-        run_rand(ctx, G_BLUR, t, s, 1, cs[k].w, cs[k].h, cs[k].c, VKIMG_U8, FMT_U8, -1);
-        for (int d = 0; d < 4; d++)
-            CHECK((ran[d] > 0) == (cs[k].want[d] != 0), "%s on %dx%d, %d channels: dispatch %d ran %d times, want %s", t,
-                  cs[k].w, cs[k].h, cs[k].c, d, ran[d], cs[k].want[d] ? "some" : "none");
+    /* first with v_vec along y (VKIMG_BLUR_RING=0), then with the sliding pass
+     * where rows of the output are whole 32-bit words (w c a multiple of 4):
+     * then it runs alone along y, with its default RING_M (8 periods of 2R + 1
+     * rows: more than most of these heights), 1 and 3 (partial blocks) */
+    static const char *const ms[] = { NULL, "8", "1", "3" };
+    for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+        setenv("VKIMG_BLUR_RING", mi == 0 ? "0" : "1", 1);
+        if (ms[mi])
+            setenv("VKIMG_BLUR_RING_M", ms[mi], 1);
+        for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+            ref_step s[] = { BLUR(cs[k].sigma, cs[k].r) };
+            snprintf(t, sizeof t, "blur=sigma=%g:radius=%d", cs[k].sigma, cs[k].r);
+            memset(ran, 0, sizeof ran);
+            run_rand(ctx, G_BLUR, t, s, 1, cs[k].w, cs[k].h, cs[k].c, VKIMG_U8, FMT_U8, -1);
+            const bool ring = mi > 0 && cs[k].w * cs[k].c % 4 == 0;
+            for (int d = 0; d < 5; d++) {
+                const bool want = d == 4 ? ring : d >= 2 && ring ? false : cs[k].want[d] != 0;
+                CHECK((ran[d] > 0) == want, "%s on %dx%d, %d channels, RING_M %s: dispatch %d ran %d times, want %s", t,
+                      cs[k].w, cs[k].h, cs[k].c, ms[mi] ? ms[mi] : "(off)", d, ran[d], want ? "some" : "none");
+            }
+        }
     }
+    unsetenv("VKIMG_BLUR_RING_M");
+    unsetenv("VKIMG_BLUR_RING");
     /* other shapes: x blocks of 4 and 16, y blocks of 1, 5 (partial) and 16 rows,
      * runs of 2 and 8 words; every channel count */
     static const char *const shapes[][3] = { { "4", "5", "2" }, { "16", "1", "8" }, { "12", "16", "6" } };
+    setenv("VKIMG_BLUR_RING", "0", 1); /* 131 x 2 and x 4 are whole words */
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         setenv("VKIMG_BLUR_VEC_NB", shapes[k][0], 1);
         setenv("VKIMG_BLUR_VEC_NBV", shapes[k][1], 1);
@@ -307,6 +323,7 @@ static void test_blur_vec(vkimg_ctx *ctx)
     unsetenv("VKIMG_BLUR_VEC_NB");
     unsetenv("VKIMG_BLUR_VEC_NBV");
     unsetenv("VKIMG_BLUR_VEC_VW");
+    unsetenv("VKIMG_BLUR_RING");
     /* the line passes for 8-bit images too (VKIMG_BLUR_VEC=0), and not the vec passes */
     setenv("VKIMG_BLUR_VEC", "0", 1);
     {
