@@ -90,7 +90,8 @@ layout(constant_id = 23) const int PACKED = 0; // u8 RGB input, 4-byte aligned a
 layout(constant_id = 24) const int PAD16 = 0;  // lines: the u16 RGB intermediate as 4 u16 a texel (read: 1, written: 2)
 layout(constant_id = 25) const int EDGE = 0;   // vec passes: 0 the interior (whole words), 1 the rest (texel by texel)
 layout(constant_id = 26) const int VW = 4;     // vec pass along y: 64-bit words of a row an invocation reads
-layout(constant_id = 27) const int RING_M = 4; // sliding pass along y: an invocation's output rows, in periods of 2R + 1
+layout(constant_id = 27) const int RING_M = 4; // sliding passes: an invocation's outputs, in periods of the ring
+layout(constant_id = 28) const int RINGX = 0;  // x pass EDGE = 1: the edges of the sliding pass along x (h_ring)
 
 #define RMAX VKI_BLUR_RMAX // the push block is 128 bytes
 layout(push_constant) uniform Push {
@@ -618,13 +619,91 @@ vec4 texel_w(uint b[HWB], int j)
     return v;
 }
 
+// The sliding pass along x (FUSED = 8) on rows of whole 64-bit words (w C a
+// multiple of 8): D words of halo each side; output word b (samples 8b ..
+// 8b + 7) is inside where words b - D .. b + D are in its row.
+const int XD = (R * IN_C + 7) / 8, XP = 2 * XD + 1;
+
+// Pixels the sliding pass along x does not make: [0, x) and [y, w).
+ivec2 ring_edges()
+{
+    const int nw = pc.w * IN_C / 8;
+    return ivec2((8 * XD + IN_C - 1) / IN_C, nw > 2 * XD ? 8 * (nw - XD) / IN_C : 0);
+}
+
+// FUSED = 8: row y, output words b0 .. b0 + RING_M XP - 1 of it. An output
+// sample s sums the samples s + (d - R) C, d = 0 .. 2R, in the order h_vec
+// does (the same channel, pixels ascending); the last XP input words are a
+// ring of floats (premultiplied with alpha: a word holds whole pixels) whose
+// slots are compile-time constants. Each input word is read once; h_vec reads
+// (NB + 2R) C / 8 words for NB C / 8 (RGB, NB 8: 10 for 3).
+void h_ring()
+{
+    const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
+    const int nw = pc.w * IN_C / 8, ni = nw - 2 * XD, RW = RING_M * XP;
+    const int nr = ni > 0 ? (ni + RW - 1) / RW : 0;
+    if (id >= uint(nr) * uint(pc.h))
+        return;
+    const uint y = id / uint(nr);
+    const int b0 = min(XD + int(id % uint(nr)) * RW, max(XD, nw - XD - RW)); // the last run overlaps the one before
+    const uint row = y * uint(nw), last = (uint(pc.w) * uint(pc.h) * uint(IN_C) - 1u) >> 3;
+    float xr[XP * 8];
+#define RINGX_LOAD(B, SLOT)                                                                     \
+    {                                                                                           \
+        const uvec2 u_ = unpackUint2x32(L8Buf(pc.src).v[min(row + uint(B), last)]);            \
+        [[unroll]] for (int e_ = 0; e_ < 8; e_++)                                               \
+            xr[(SLOT) * 8 + e_] = u2f(bitfieldExtract(e_ < 4 ? u_.x : u_.y, (e_ & 3) * 8, 8));  \
+        if (PREMUL != 0)                                                                        \
+            [[unroll]] for (int e_ = 0; e_ < 8; e_++)                                           \
+                if (e_ % IN_C != IN_C - 1)                                                      \
+                    xr[(SLOT) * 8 + e_] *= xr[(SLOT) * 8 + e_ - e_ % IN_C + IN_C - 1];          \
+    }
+    [[unroll]] for (int j = 0; j < 2 * XD; j++) // words b0 - XD .. b0 + XD - 1: slots 0 .. 2 XD - 1
+        RINGX_LOAD(b0 - XD + j, j)
+    for (int m = 0; m < RING_M; m++) {
+        [[unroll]] for (int t = 0; t < XP; t++) {
+            const int b = b0 + m * XP + t; // its words b - XD .. b + XD: b + XD is new, in slot (t + 2 XD) mod XP
+            RINGX_LOAD(b + XD, (t + 2 * XD) % XP)
+            float f[8];
+            [[unroll]] for (int e = 0; e < 8; e++) {
+                float acc = 0.0;
+                [[unroll]] for (int d = 0; d <= 2 * R; d++) {
+                    const int o = 8 * XD + e + (d - R) * IN_C; // sample from word b - XD's first
+                    acc += pc.wk[abs(d - R)] * xr[((t + o / 8) % XP) * 8 + o % 8];
+                }
+                const int c = e % IN_C;
+                const float k = IN_FMT == FMT_U8 ? 1.0 / 255.0 : 1.0;
+                f[e] = acc * (PREMUL != 0 && c != IN_C - 1 ? k * k : k);
+            }
+            if (b < nw - XD) {
+                const uint e0 = y * vec_pitch() * uint(IN_C) + uint(8 * b); // first sample: a multiple of 8
+                if (OUT_FMT == FMT_U16) {
+                    [[unroll]] for (int k = 0; k < 2; k++)
+                        S8Buf(pc.dst).v[e0 / 4u + uint(k)] =
+                            packUint2x32(uvec2(unorm(f[4 * k], 65535.0) | (unorm(f[4 * k + 1], 65535.0) << 16),
+                                               unorm(f[4 * k + 2], 65535.0) | (unorm(f[4 * k + 3], 65535.0) << 16)));
+                } else {
+                    [[unroll]] for (int k = 0; k < 4; k++)
+                        S8Buf(pc.dst).v[e0 / 2u + uint(k)] = packUint2x32(floatBitsToUint(vec2(f[2 * k], f[2 * k + 1])));
+                }
+            }
+        }
+    }
+#undef RINGX_LOAD
+}
+
 // FUSED = 5: row y, outputs x0 .. x0 + NB - 1 (NB a multiple of 4). Blocks
 // b0 .. b0 + nin - 1 (x0 = b NB) have their windows inside the row.
 void h_vec()
 {
     const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
-    const int nbt = (pc.w + NB - 1) / NB, b0 = (R + NB - 1) / NB;
-    const int nin = max((pc.w >= R ? (pc.w - R) / NB : 0) - b0, 0);
+    const int nbt = (pc.w + NB - 1) / NB;
+    int b0 = (R + NB - 1) / NB, nin = max((pc.w >= R ? (pc.w - R) / NB : 0) - b0, 0);
+    if (RINGX != 0) { // blocks of pixels h_ring leaves: before pixel xl, from pixel xr on (ring_edges)
+        const ivec2 xe = ring_edges();
+        b0 = (xe.x + NB - 1) / NB;
+        nin = max(xe.y / NB - b0, 0);
+    }
     const int per = EDGE != 0 ? nbt - nin : nin;
     if (per <= 0 || id >= uint(per) * uint(pc.h))
         return;
@@ -750,8 +829,8 @@ void v_vec()
 }
 
 // FUSED = 7, the sliding pass along y (what CPU devices run where 8-bit output
-// rows are whole 32-bit words): an invocation owns run k (S = VW * (samples a
-// word) samples) of output rows y0 .. y0 + RB - 1 (RB = RING_M periods of
+// rows are whole 32-bit words and there is no alpha: blur.c use_ring): an
+// invocation owns run k (S = VW * (samples a word) samples; VW = 1) of output rows y0 .. y0 + RB - 1 (RB = RING_M periods of
 // P = 2R + 1 rows) and reads each of its input rows y0 - R .. y0 + RB + R - 1
 // once (v_vec reads (NB + 2R) / NB rows an output row: 3.25 at NB = 8; this
 // pass (RB + 2R) / RB: 1.24 at RB = 76). The last P rows read are kept in a
@@ -827,6 +906,8 @@ void main()
 #elif BLUR_VEC_ONLY
     if (FUSED == 5)
         h_vec();
+    else if (FUSED == 8)
+        h_ring();
     else if (FUSED == 7)
         v_ring();
     else

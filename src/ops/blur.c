@@ -314,35 +314,45 @@ static bool use_vec(const vki_step *s)
     return s->in_fmt == VKIMG_U8 && s->out_fmt == VKIMG_U8 && !(ev && *ev == '0');
 }
 
-/* The sliding pass along y (blur.comp FUSED = 7) where the output's rows are
- * whole 32-bit words; VKIMG_BLUR_RING=0 runs v_vec instead. */
-static bool use_ring(const vki_step *s)
+/* The sliding passes (blur.comp FUSED = 7 along y, 8 along x): where the
+ * output's rows are whole 32-bit words and there is no alpha (y), where the
+ * input's rows are whole 64-bit words (x). VKIMG_BLUR_RING=0 runs h_vec and
+ * v_vec instead. Along y with alpha (an f32 intermediate, 2 words a run) the
+ * sliding pass was slower than v_vec on lavapipe: 5120x2880 sigma 3 gray +
+ * alpha 115 -> 150 ms, RGBA 245 -> 300. */
+static bool use_ring(const vki_step *s, int dir)
 {
     const char *ev = getenv("VKIMG_BLUR_RING");
-    return (uint64_t)s->w * (uint64_t)s->in_c % 4 == 0 && !(ev && *ev == '0');
+    if ((ev && *ev == '0') || (dir == 1 && VKI_HAS_ALPHA(s->in_c)))
+        return false;
+    return (uint64_t)s->w * (uint64_t)s->in_c % (dir == 0 ? 8 : 4) == 0;
 }
 
-/* edge 2: the sliding pass along y (nb = RING_M) */
-static int vec_dispatch(vki_rec *r, const vki_step *s, int dir, int edge, uint32_t nb, uint32_t vw, VkDeviceAddress src,
+/* The vec passes' dispatches: kind 0 the interior (h_vec, v_vec), 1 their
+ * edges, 2 the sliding pass (nb = RING_M), 3 (x) the sliding pass's edges
+ * (h_vec's EDGE = 1 with RINGX). */
+static int vec_dispatch(vki_rec *r, const vki_step *s, int dir, int kind, uint32_t nb, uint32_t vw, VkDeviceAddress src,
                         vkimg_fmt src_fmt, VkDeviceAddress dst, vkimg_fmt dst_fmt, const blur_push *w, int rad,
                         uint64_t items)
 {
-    static const char *const names[2][3] = { { "blur-h-vec", "blur-h-vec-edge", "" },
-                                             { "blur-v-vec", "blur-v-vec-edge", "blur-v-ring" } };
+    static const char *const names[2][4] = { { "blur-h-vec", "blur-h-vec-edge", "blur-h-ring", "blur-h-ring-edge" },
+                                             { "blur-v-vec", "blur-v-vec-edge", "blur-v-ring", "" } };
     if (!items)
         return 0;
     const uint32_t wg = 64;
+    const uint32_t fused = kind == 2 ? (dir == 0 ? 8u : 7u) : dir == 0 ? 5u : 6u;
     vki_spec spec;
-    cpu_pass_spec(s, dir, dir == 0 ? 5 : edge == 2 ? 7 : 6, src_fmt, dst_fmt, wg, edge == 2 ? 8 : nb, rad, &spec);
-    vki_spec_named(&spec, "EDGE", edge == 1);
-    if (edge == 2)
+    cpu_pass_spec(s, dir, fused, src_fmt, dst_fmt, wg, kind == 2 ? 8 : nb, rad, &spec);
+    vki_spec_named(&spec, "EDGE", kind == 1 || kind == 3);
+    vki_spec_named(&spec, "RINGX", kind == 3);
+    if (kind == 2)
         vki_spec_named(&spec, "RING_M", nb);
     if (dir == 1)
         vki_spec_named(&spec, "VW", vw);
     blur_push pc = *w;
     pc.src = vki_addr_of(src);
     pc.dst = vki_addr_of(dst);
-    return vki_rec_dispatch_1d(r, names[dir][edge], VKI_SPV(blur_vec), &spec, &pc, sizeof pc, (items + wg - 1) / wg);
+    return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_vec), &spec, &pc, sizeof pc, (items + wg - 1) / wg);
 }
 
 static int record_vec(vki_rec *r, const vki_step *s, const blur_push *w, int rad)
@@ -358,13 +368,25 @@ static int record_vec(vki_rec *r, const vki_step *s, const blur_push *w, int rad
      * (the same counts as h_vec) */
     const uint64_t nbt = (wd + nb - 1) / nb, b0 = ((uint64_t)rad + nb - 1) / nb;
     const uint64_t b1 = wd >= (uint64_t)rad ? (wd - (uint64_t)rad) / nb : 0, nin = b1 > b0 ? b1 - b0 : 0;
-    for (int edge = 0; edge < 2 && !rc; edge++)
-        rc = vec_dispatch(r, s, 0, edge, nb, vw, s->in, s->in_fmt, tmp, inter, w, rad, ht * (edge ? nbt - nin : nin));
-    if (!rc && use_ring(s)) {
-        /* y: the sliding pass (runs of 4 samples; output rows of whole words, so no edge) */
-        const uint32_t rvw = (uint32_t)vki_env_long("VKIMG_BLUR_RING_VW", inter == VKIMG_U16 ? 1 : 2, 1, 8), m = (uint32_t)vki_env_long("VKIMG_BLUR_RING_M", 8, 1, 64);
+    const uint32_t m = (uint32_t)vki_env_long("VKIMG_BLUR_RING_M", 8, 1, 64);
+    if (!rc && use_ring(s, 0)) {
+        /* x: the sliding pass on the output words whose windows lie inside a row (as h_ring), then blocks
+         * of nb pixels h_ring leaves (as h_vec with RINGX) */
+        const uint64_t xd = ((uint64_t)rad * c + 7) / 8, rw = m * (2 * xd + 1), nw = wd * c / 8;
+        const uint64_t ni = nw > 2 * xd ? nw - 2 * xd : 0, xl = (8 * xd + c - 1) / c, xr = ni ? 8 * (nw - xd) / c : 0;
+        const uint64_t eb0 = (xl + nb - 1) / nb, enin = xr / nb > eb0 ? xr / nb - eb0 : 0;
+        rc = vec_dispatch(r, s, 0, 2, m, vw, s->in, s->in_fmt, tmp, inter, w, rad, ht * ((ni + rw - 1) / rw));
+        if (!rc)
+            rc = vec_dispatch(r, s, 0, 3, nb, vw, s->in, s->in_fmt, tmp, inter, w, rad, ht * (nbt - enin));
+    } else {
+        for (int edge = 0; edge < 2 && !rc; edge++)
+            rc = vec_dispatch(r, s, 0, edge, nb, vw, s->in, s->in_fmt, tmp, inter, w, rad,
+                              ht * (edge ? nbt - nin : nin));
+    }
+    if (!rc && use_ring(s, 1)) {
+        /* y: the sliding pass (runs of 4 u16 samples; output rows of whole words, so no edge) */
         const uint64_t rb = (uint64_t)m * (2u * (uint64_t)rad + 1u), nrun = wd * c / 4;
-        return vec_dispatch(r, s, 1, 2, m, rvw, tmp, inter, s->out, s->out_fmt, w, rad, nrun * ((ht + rb - 1) / rb));
+        return vec_dispatch(r, s, 1, 2, m, 1, tmp, inter, s->out, s->out_fmt, w, rad, nrun * ((ht + rb - 1) / rb));
     }
     /* y: runs of whole words, then the samples (pixels with alpha) past a row's last one (as v_vec) */
     const uint64_t run = (uint64_t)vw * (inter == VKIMG_U16 ? 4 : 2), nrun = wd * c / run;

@@ -247,14 +247,17 @@ static void test_blur_shapes(vkimg_ctx *ctx)
  * (windows inside a row along x, runs of whole words along y) and the edge
  * dispatches each where the sizes call for them. Which ran is read from the
  * library's log. */
-static int ran[5]; /* blur-h-vec, blur-h-vec-edge, blur-v-vec, blur-v-vec-edge, blur-v-ring */
+enum { NRAN = 7 };
+static int ran[NRAN]; /* blur-h-vec, -h-vec-edge, -v-vec, -v-vec-edge, -v-ring, -h-ring, -h-ring-edge */
 
 static void vec_tap(vkimg_log_level lvl, const char *msg)
 {
-    static const char *const names[5] = { "dispatch blur-h-vec ", "dispatch blur-h-vec-edge ", "dispatch blur-v-vec ",
-                                          "dispatch blur-v-vec-edge ", "dispatch blur-v-ring " };
+    static const char *const names[NRAN] = { "dispatch blur-h-vec ",      "dispatch blur-h-vec-edge ",
+                                              "dispatch blur-v-vec ",      "dispatch blur-v-vec-edge ",
+                                              "dispatch blur-v-ring ",     "dispatch blur-h-ring ",
+                                              "dispatch blur-h-ring-edge " };
     (void)lvl;
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < NRAN; k++)
         ran[k] += !strncmp(msg, names[k], strlen(names[k]));
 }
 
@@ -278,12 +281,15 @@ static void test_blur_vec(vkimg_ctx *ctx)
         { 257, 129, 4, 9, 3.0, { 1, 1, 1, 1 } },
         { 608, 530, 3, 9, 3.0, { 1, 1, 1, 0 } }, /* larger than a tile; 1824 samples: 114 runs */
         { 96, 31, 1, 0, 0.3, { 1, 0, 1, 0 } },   /* radius 0: every block inside, 96 = 6 runs */
+        { 8, 3, 3, 9, 3.0, { 0, 1, 1, 1 } },     /* 3 words a row, halo 4: no sliding run along x */
+        { 200, 7, 3, 9, 3.0, { 1, 1, 1, 1 } },   /* 75 words, 67 inside: one partial run, or several overlapping */
+        { 1000, 3, 2, 5, 1.7, { 1, 1, 1, 0 } },  /* 250 words; alpha premultiplied in the ring */
     };
     char t[96];
-    /* first with v_vec along y (VKIMG_BLUR_RING=0), then with the sliding pass
-     * where rows of the output are whole 32-bit words (w c a multiple of 4):
-     * then it runs alone along y, with its default RING_M (8 periods of 2R + 1
-     * rows: more than most of these heights), 1 and 3 (partial blocks) */
+    /* first with h_vec and v_vec (VKIMG_BLUR_RING=0), then with the sliding
+     * passes where they apply, with their default RING_M (8 periods of the
+     * ring: more than most of these sizes), 1 and 3 (partial blocks, several
+     * runs a row and the last one overlapping) */
     static const char *const ms[] = { NULL, "8", "1", "3" };
     for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
         setenv("VKIMG_BLUR_RING", mi == 0 ? "0" : "1", 1);
@@ -294,9 +300,18 @@ static void test_blur_vec(vkimg_ctx *ctx)
             snprintf(t, sizeof t, "blur=sigma=%g:radius=%d", cs[k].sigma, cs[k].r);
             memset(ran, 0, sizeof ran);
             run_rand(ctx, G_BLUR, t, s, 1, cs[k].w, cs[k].h, cs[k].c, VKIMG_U8, FMT_U8, -1);
-            const bool ring = mi > 0 && cs[k].w * cs[k].c % 4 == 0;
-            for (int d = 0; d < 5; d++) {
-                const bool want = d == 4 ? ring : d >= 2 && ring ? false : cs[k].want[d] != 0;
+            /* the sliding passes where blur.c use_ring takes them: x on rows of whole 64-bit words (its
+             * runs on the words whose windows of xd words each side are in the row; blocks of 8 pixels
+             * for the rest), y on rows of whole 32-bit words without alpha */
+            const int w = cs[k].w, c = cs[k].c, xd = (cs[k].r * c + 7) / 8, nw = w * c / 8;
+            const bool xring = mi > 0 && w * c % 8 == 0, yring = mi > 0 && w * c % 4 == 0 && c % 2 == 1;
+            const int ni = nw > 2 * xd ? nw - 2 * xd : 0, xl = (8 * xd + c - 1) / c, xr = ni ? 8 * (nw - xd) / c : 0;
+            const int eb0 = (xl + 7) / 8, enin = xr / 8 > eb0 ? xr / 8 - eb0 : 0;
+            const bool wants[NRAN] = { !xring && cs[k].want[0], !xring && cs[k].want[1], !yring && cs[k].want[2],
+                                       !yring && cs[k].want[3], yring, xring && ni > 0,
+                                       xring && (w + 7) / 8 - enin > 0 };
+            for (int d = 0; d < NRAN; d++) {
+                const bool want = wants[d];
                 CHECK((ran[d] > 0) == want, "%s on %dx%d, %d channels, RING_M %s: dispatch %d ran %d times, want %s", t,
                       cs[k].w, cs[k].h, cs[k].c, ms[mi] ? ms[mi] : "(off)", d, ran[d], want ? "some" : "none");
             }
@@ -331,7 +346,7 @@ static void test_blur_vec(vkimg_ctx *ctx)
         for (int c = 1; c <= 4; c++) {
             memset(ran, 0, sizeof ran);
             run_rand(ctx, G_BLUR, "blur=sigma=3:radius=9", s, 1, 131, 67, c, VKIMG_U8, FMT_U8, -1);
-            CHECK(!ran[0] && !ran[2], "VKIMG_BLUR_VEC=0, %d channels: the vec passes ran", c);
+            CHECK(!ran[0] && !ran[2] && !ran[4] && !ran[5], "VKIMG_BLUR_VEC=0, %d channels: the vec passes ran", c);
         }
     }
     unsetenv("VKIMG_BLUR_VEC");
