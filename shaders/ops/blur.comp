@@ -619,10 +619,11 @@ vec4 texel_w(uint b[HWB], int j)
     return v;
 }
 
-// The sliding pass along x (FUSED = 8) on rows of whole 64-bit words (w C a
-// multiple of 8): D words of halo each side; output word b (samples 8b ..
-// 8b + 7) is inside where words b - D .. b + D are in its row.
-const int XD = (R * IN_C + 7) / 8, XP = 2 * XD + 1;
+// The sliding pass along x (FUSED = 8) on rows of whole steps of 8 samples
+// (w C a multiple of 8; a step is KW 64-bit words: 8-bit, 16-bit or float
+// input): D steps of halo each side; output step b (samples 8b .. 8b + 7) is
+// inside where steps b - D .. b + D are in its row.
+const int XD = (R * IN_C + 7) / 8, XP = 2 * XD + 1, KW = IN_FMT == FMT_U8 ? 1 : IN_FMT == FMT_U16 ? 2 : 4;
 
 // Pixels the sliding pass along x does not make: [0, x) and [y, w).
 ivec2 ring_edges()
@@ -631,10 +632,10 @@ ivec2 ring_edges()
     return ivec2((8 * XD + IN_C - 1) / IN_C, nw > 2 * XD ? 8 * (nw - XD) / IN_C : 0);
 }
 
-// FUSED = 8: row y, output words b0 .. b0 + RING_M XP - 1 of it. An output
+// FUSED = 8: row y, output steps b0 .. b0 + RING_M XP - 1 of it. An output
 // sample s sums the samples s + (d - R) C, d = 0 .. 2R, in the order h_vec
-// does (the same channel, pixels ascending); the last XP input words are a
-// ring of floats (premultiplied with alpha: a word holds whole pixels) whose
+// does (the same channel, pixels ascending); the last XP input steps are a
+// ring of floats (premultiplied with alpha: a step holds whole pixels) whose
 // slots are compile-time constants. Each input word is read once; h_vec reads
 // (NB + 2R) C / 8 words for NB C / 8 (RGB, NB 8: 10 for 3).
 void h_ring()
@@ -646,33 +647,44 @@ void h_ring()
         return;
     const uint y = id / uint(nr);
     const int b0 = min(XD + int(id % uint(nr)) * RW, max(XD, nw - XD - RW)); // the last run overlaps the one before
-    const uint row = y * uint(nw), last = (uint(pc.w) * uint(pc.h) * uint(IN_C) - 1u) >> 3;
+    const uint row = y * uint(nw * KW), last = (uint(pc.w) * uint(pc.h) * uint(IN_C * KW) - 1u) >> 3;
     float xr[XP * 8];
-#define RINGX_LOAD(B, SLOT)                                                                     \
-    {                                                                                           \
-        const uvec2 u_ = unpackUint2x32(L8Buf(pc.src).v[min(row + uint(B), last)]);            \
-        [[unroll]] for (int e_ = 0; e_ < 8; e_++)                                               \
-            xr[(SLOT) * 8 + e_] = u2f(bitfieldExtract(e_ < 4 ? u_.x : u_.y, (e_ & 3) * 8, 8));  \
-        if (PREMUL != 0)                                                                        \
-            [[unroll]] for (int e_ = 0; e_ < 8; e_++)                                           \
-                if (e_ % IN_C != IN_C - 1)                                                      \
-                    xr[(SLOT) * 8 + e_] *= xr[(SLOT) * 8 + e_ - e_ % IN_C + IN_C - 1];          \
+#define RINGX_LOAD(B, SLOT)                                                                                        \
+    {                                                                                                              \
+        [[unroll]] for (int k_ = 0; k_ < KW; k_++) {                                                               \
+            const uvec2 u_ = unpackUint2x32(L8Buf(pc.src).v[min(row + uint((B) * KW + k_), last)]);                \
+            const int q_ = (SLOT) * 8 + k_ * (8 / KW);                                                             \
+            if (IN_FMT == FMT_U8) {                                                                                \
+                [[unroll]] for (int e_ = 0; e_ < 8; e_++)                                                          \
+                    xr[q_ + e_] = u2f(bitfieldExtract(e_ < 4 ? u_.x : u_.y, (e_ & 3) * 8, 8));                     \
+            } else if (IN_FMT == FMT_U16) {                                                                        \
+                [[unroll]] for (int e_ = 0; e_ < 4; e_++)                                                          \
+                    xr[q_ + e_] = u2f(bitfieldExtract(e_ < 2 ? u_.x : u_.y, (e_ & 1) * 16, 16));                   \
+            } else {                                                                                               \
+                xr[q_] = uintBitsToFloat(u_.x);                                                                    \
+                xr[q_ + 1] = uintBitsToFloat(u_.y);                                                                \
+            }                                                                                                      \
+        }                                                                                                          \
+        if (PREMUL != 0)                                                                                           \
+            [[unroll]] for (int e_ = 0; e_ < 8; e_++)                                                              \
+                if (e_ % IN_C != IN_C - 1)                                                                         \
+                    xr[(SLOT) * 8 + e_] *= xr[(SLOT) * 8 + e_ - e_ % IN_C + IN_C - 1];                             \
     }
-    [[unroll]] for (int j = 0; j < 2 * XD; j++) // words b0 - XD .. b0 + XD - 1: slots 0 .. 2 XD - 1
+    [[unroll]] for (int j = 0; j < 2 * XD; j++) // steps b0 - XD .. b0 + XD - 1: slots 0 .. 2 XD - 1
         RINGX_LOAD(b0 - XD + j, j)
     for (int m = 0; m < RING_M; m++) {
         [[unroll]] for (int t = 0; t < XP; t++) {
-            const int b = b0 + m * XP + t; // its words b - XD .. b + XD: b + XD is new, in slot (t + 2 XD) mod XP
+            const int b = b0 + m * XP + t; // its steps b - XD .. b + XD: b + XD is new, in slot (t + 2 XD) mod XP
             RINGX_LOAD(b + XD, (t + 2 * XD) % XP)
             float f[8];
             [[unroll]] for (int e = 0; e < 8; e++) {
                 float acc = 0.0;
                 [[unroll]] for (int d = 0; d <= 2 * R; d++) {
-                    const int o = 8 * XD + e + (d - R) * IN_C; // sample from word b - XD's first
+                    const int o = 8 * XD + e + (d - R) * IN_C; // sample from step b - XD's first
                     acc += pc.wk[abs(d - R)] * xr[((t + o / 8) % XP) * 8 + o % 8];
                 }
                 const int c = e % IN_C;
-                const float k = IN_FMT == FMT_U8 ? 1.0 / 255.0 : 1.0;
+                const float k = IN_FMT == FMT_U8 ? 1.0 / 255.0 : IN_FMT == FMT_U16 ? 1.0 / 65535.0 : 1.0;
                 f[e] = acc * (PREMUL != 0 && c != IN_C - 1 ? k * k : k);
             }
             if (b < nw - XD) {

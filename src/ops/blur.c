@@ -308,22 +308,28 @@ static int lines_pass(vki_rec *r, const vki_step *s, int dir, VkDeviceAddress sr
  * than 10% on this CI's lavapipe). 5120x2880, sigma 3, line passes -> vec:
  * gray 64 -> 43 ms, gray+alpha 110 -> 106, RGB 188 -> 110, RGBA 320 -> 215
  * (the f32 intermediate of alpha costs them most of the gain). */
+static bool use_ring(const vki_step *s, int dir);
+
 static bool use_vec(const vki_step *s)
 {
     const char *ev = getenv("VKIMG_BLUR_VEC");
-    return s->in_fmt == VKIMG_U8 && s->out_fmt == VKIMG_U8 && !(ev && *ev == '0');
+    if (s->out_fmt != VKIMG_U8 || (ev && *ev == '0'))
+        return false;
+    /* 16-bit and float input (a float image between two ops, as after gray) where the sliding pass takes x */
+    return s->in_fmt == VKIMG_U8 || ((s->in_fmt == VKIMG_U16 || s->in_fmt == VKIMG_F32) && use_ring(s, 0));
 }
 
 /* The sliding passes (blur.comp FUSED = 7 along y, 8 along x): where the
- * output's rows are whole 32-bit words and there is no alpha (y), where the
- * input's rows are whole 64-bit words (x). VKIMG_BLUR_RING=0 runs h_vec and
- * v_vec instead. Along y with alpha (an f32 intermediate, 2 words a run) the
- * sliding pass was slower than v_vec on lavapipe: 5120x2880 sigma 3 gray +
- * alpha 115 -> 150 ms, RGBA 245 -> 300. */
+ * intermediate is u16 and the output's rows are whole 32-bit words (y), where
+ * the input's rows are whole steps of 8 samples (x). VKIMG_BLUR_RING=0 runs
+ * h_vec and v_vec instead (8-bit input; the line passes for other input).
+ * Along y on an f32 intermediate (alpha, or float input; 2 words a run) the
+ * sliding pass was slower than v_vec on lavapipe, 5120x2880 sigma 3: gray +
+ * alpha 115 -> 150 ms, RGBA 245 -> 300, gray,blur=2's blur 53 -> 72. */
 static bool use_ring(const vki_step *s, int dir)
 {
     const char *ev = getenv("VKIMG_BLUR_RING");
-    if ((ev && *ev == '0') || (dir == 1 && VKI_HAS_ALPHA(s->in_c)))
+    if ((ev && *ev == '0') || (dir == 1 && blur_inter_fmt(s) != VKIMG_U16))
         return false;
     return (uint64_t)s->w * (uint64_t)s->in_c % (dir == 0 ? 8 : 4) == 0;
 }
@@ -384,7 +390,7 @@ static int record_vec(vki_rec *r, const vki_step *s, const blur_push *w, int rad
                               ht * (edge ? nbt - nin : nin));
     }
     if (!rc && use_ring(s, 1)) {
-        /* y: the sliding pass (runs of 4 u16 samples; output rows of whole words, so no edge) */
+        /* y: the sliding pass (runs of a u16 word, 4 samples; output rows of whole words, so no edge) */
         const uint64_t rb = (uint64_t)m * (2u * (uint64_t)rad + 1u), nrun = wd * c / 4;
         return vec_dispatch(r, s, 1, 2, m, 1, tmp, inter, s->out, s->out_fmt, w, rad, nrun * ((ht + rb - 1) / rb));
     }

@@ -319,6 +319,26 @@ static void test_blur_vec(vkimg_ctx *ctx)
     }
     unsetenv("VKIMG_BLUR_RING_M");
     unsetenv("VKIMG_BLUR_RING");
+    /* 16-bit and float input (a float image between two ops, as in gray,blur) with 8-bit output: the
+     * sliding pass along x where rows are whole steps of 8 samples, then the sliding pass along y (16-bit
+     * input without alpha: a u16 intermediate) or v_vec (f32); the line passes where rows are not whole
+     * steps; h_vec never (it reads bytes) */
+    {
+        static const struct { int w, h; } fs[] = { { 64, 9 }, { 200, 7 }, { 24, 5 }, { 8, 3 }, { 131, 4 }, { 1, 1 } };
+        static const vkimg_fmt ffmt[] = { VKIMG_U16, VKIMG_F32 };
+        ref_step s[] = { BLUR(3.0, 9) };
+        for (size_t f = 0; f < 2; f++)
+            for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++)
+                for (int c = 1; c <= 4; c++) {
+                    memset(ran, 0, sizeof ran);
+                    run_rand(ctx, G_BLUR, "blur=sigma=3:radius=9", s, 1, fs[k].w, fs[k].h, c, ffmt[f], FMT_U8, -1);
+                    const bool xring = fs[k].w * c % 8 == 0;
+                    const bool yring = xring && ffmt[f] == VKIMG_U16 && c % 2 == 1;
+                    CHECK(!ran[0] && (ran[6] > 0) == xring && (ran[4] > 0) == yring && (ran[2] > 0) == (xring && !yring),
+                          "%s input %dx%d, %d channels: dispatches ran h-vec %d h-ring-edge %d v-ring %d v-vec %d",
+                          ffmt[f] == VKIMG_U16 ? "16-bit" : "float", fs[k].w, fs[k].h, c, ran[0], ran[6], ran[4], ran[2]);
+                }
+    }
     /* other shapes: x blocks of 4 and 16, y blocks of 1, 5 (partial) and 16 rows,
      * runs of 2 and 8 words; every channel count */
     static const char *const shapes[][3] = { { "4", "5", "2" }, { "16", "1", "8" }, { "12", "16", "6" } };
