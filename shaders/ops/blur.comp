@@ -66,8 +66,14 @@
 #ifndef BLUR_VEC_ONLY
 #define BLUR_VEC_ONLY 0
 #endif
+// vkimg-variant: ring BLUR_RING_ONLY
+// (blur_ring.spv: FUSED = 7 and 8 alone, the sliding passes; lavapipe turns
+// every function of a module into NIR before the specialization drops them)
+#ifndef BLUR_RING_ONLY
+#define BLUR_RING_ONLY 0
+#endif
 #include "common.glsl"
-#if BLUR_VEC_ONLY
+#if BLUR_VEC_ONLY || BLUR_RING_ONLY
 #include "words.glsl"
 #endif
 
@@ -310,7 +316,7 @@ void store_pix(uint p, vec4 v)
             mac(acc[i_], wt_, i_ + s_ < NB ? A[min(i_ + s_, NB - 1)] : B[max(i_ + s_ - NB, 0)]); \
     }
 
-#if !BLUR_LINES_ONLY && !BLUR_VEC_ONLY // (the GPU shapes and method=box)
+#if !BLUR_LINES_ONLY && !BLUR_VEC_ONLY && !BLUR_RING_ONLY // (the GPU shapes and method=box)
 void fused()
 {
     const int TX = LINES, TY = ALONG, TH = TY + 2 * R, TW = TX + 2 * R;
@@ -560,7 +566,7 @@ void transpose()
 
 #endif // !BLUR_LINES_ONLY
 
-#if !BLUR_VEC_ONLY
+#if !BLUR_VEC_ONLY && !BLUR_RING_ONLY
 void lines()
 {
     const bool X = DIR == 0;
@@ -585,7 +591,7 @@ void lines()
 }
 #endif
 
-#if BLUR_VEC_ONLY
+#if BLUR_VEC_ONLY || BLUR_RING_ONLY
 // FUSED = 5 and 6, the vec passes: blur of 8-bit images on CPU devices, along
 // x (8-bit input -> the intermediate) then along y (-> 8-bit output), with the
 // lavapipe facts of words.glsl. An invocation of the x pass makes NB outputs of
@@ -604,6 +610,7 @@ void lines()
 
 uint vec_pitch() { return (uint(pc.w) + 3u) & ~3u; }
 
+#if BLUR_VEC_ONLY
 const int HWB = ((NB + 2 * R) * IN_C + 3) / 4; // x pass: 32-bit words of a window
 
 // Texel j of an x window (its bytes from b[0]), raw, premultiplied with PREMUL (as unpack).
@@ -619,6 +626,8 @@ vec4 texel_w(uint b[HWB], int j)
     return v;
 }
 
+#endif
+
 // The sliding pass along x (FUSED = 8) on rows of whole steps of 8 samples
 // (w C a multiple of 8; a step is KW 64-bit words: 8-bit, 16-bit or float
 // input): D steps of halo each side; output step b (samples 8b .. 8b + 7) is
@@ -632,6 +641,7 @@ ivec2 ring_edges()
     return ivec2((8 * XD + IN_C - 1) / IN_C, nw > 2 * XD ? 8 * (nw - XD) / IN_C : 0);
 }
 
+#if BLUR_RING_ONLY
 // FUSED = 8: row y, output steps b0 .. b0 + RING_M XP - 1 of it. An output
 // sample s sums the samples s + (d - R) C, d = 0 .. 2R, in the order h_vec
 // does (the same channel, pixels ascending); the last XP input steps are a
@@ -704,6 +714,9 @@ void h_ring()
 #undef RINGX_LOAD
 }
 
+#endif
+
+#if BLUR_VEC_ONLY
 // FUSED = 5: row y, outputs x0 .. x0 + NB - 1 (NB a multiple of 4). Blocks
 // b0 .. b0 + nin - 1 (x0 = b NB) have their windows inside the row.
 void h_vec()
@@ -748,12 +761,15 @@ void h_vec()
                 S8Buf(pc.dst).v[e / 2u + uint(k)] = packUint2x32(floatBitsToUint(vec2(f[2 * k], f[2 * k + 1])));
         }
     } else {
-#define LOAD_CLAMPED(j) unpack(fetch(y * uint(pc.w) + uint(clamp(x0 - R + (j), 0, pc.w - 1))))
-        CONV_UNROLLED(NB, LOAD_CLAMPED)
-#undef LOAD_CLAMPED
-        [[unroll]] for (int i = 0; i < NB; i++)
+        // a few pixels a row: loops, not unrolled (lavapipe compiles the unrolled NB x (2R + 1) taps in
+        // 30-70 ms a process); each output's taps in the order of CONV_UNROLLED
+        for (int i = 0; i < NB; i++) {
+            vec4 a = vec4(0.0);
+            for (int d = 0; d <= 2 * R; d++)
+                mac(a, pc.wk[abs(d - R)], unpack(fetch(y * uint(pc.w) + uint(clamp(x0 + i - R + d, 0, pc.w - 1)))));
             if (x0 + i < pc.w)
-                store_pix(y * vec_pitch() + uint(x0 + i), finish(acc[i]));
+                store_pix(y * vec_pitch() + uint(x0 + i), finish(a));
+        }
     }
 }
 
@@ -825,21 +841,22 @@ void v_vec()
         }
     } else {
         const uint u0 = uint(nrun * S + k * UC); // first sample of the unit in its row
-        vec4 acc[NB];
-        [[unroll]] for (int i = 0; i < NB; i++)
-            acc[i] = vec4(0.0);
-#define LOAD_UNIT(j) unit_at(uint(clamp(y0 - R + (j), 0, pc.h - 1)) * pitch + u0)
-        CONV_UNROLLED(NB, LOAD_UNIT)
-#undef LOAD_UNIT
-        [[unroll]] for (int i = 0; i < NB; i++)
+        for (int i = 0; i < NB; i++) { // loops, as h_vec's edges
+            vec4 a = vec4(0.0);
+            for (int d = 0; d <= 2 * R; d++)
+                mac(a, pc.wk[abs(d - R)], unit_at(uint(clamp(y0 + i - R + d, 0, pc.h - 1)) * pitch + u0));
             if (y0 + i < pc.h) {
-                const vec4 f = finish(acc[i]);
+                const vec4 f = finish(a);
                 [[unroll]] for (int c = 0; c < UC; c++)
                     U8Buf(pc.dst).v[uint(y0 + i) * orow + u0 + uint(c)] = uint8_t(unorm(f[c], 255.0));
             }
+        }
     }
 }
 
+#endif
+
+#if BLUR_RING_ONLY
 // FUSED = 7, the sliding pass along y (what CPU devices run where 8-bit output
 // rows are whole 32-bit words and there is no alpha: blur.c use_ring): an
 // invocation owns run k (S = VW * (samples a word) samples; VW = 1) of output rows y0 .. y0 + RB - 1 (RB = RING_M periods of
@@ -909,7 +926,9 @@ void v_ring()
     }
 #undef RING_LOAD
 }
-#endif // BLUR_VEC_ONLY
+#endif
+
+#endif // BLUR_VEC_ONLY || BLUR_RING_ONLY
 
 void main()
 {
@@ -918,12 +937,13 @@ void main()
 #elif BLUR_VEC_ONLY
     if (FUSED == 5)
         h_vec();
-    else if (FUSED == 8)
-        h_ring();
-    else if (FUSED == 7)
-        v_ring();
     else
         v_vec();
+#elif BLUR_RING_ONLY
+    if (FUSED == 8)
+        h_ring();
+    else
+        v_ring();
 #else
     if (FUSED == 4)
         lines();

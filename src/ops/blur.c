@@ -23,6 +23,7 @@
 #include "core/util.h"
 #include "spv/blur.spv.h"
 #include "spv/blur_lines.spv.h"
+#include "spv/blur_ring.spv.h"
 #include "spv/blur_vec.spv.h"
 
 #include <math.h>
@@ -358,6 +359,9 @@ static int vec_dispatch(vki_rec *r, const vki_step *s, int dir, int kind, uint32
     blur_push pc = *w;
     pc.src = vki_addr_of(src);
     pc.dst = vki_addr_of(dst);
+    /* blur_ring.spv: the sliding passes alone (lavapipe makes NIR of a module's every function) */
+    if (kind == 2)
+        return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_ring), &spec, &pc, sizeof pc, (items + wg - 1) / wg);
     return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_vec), &spec, &pc, sizeof pc, (items + wg - 1) / wg);
 }
 
