@@ -72,8 +72,14 @@
 #ifndef BLUR_RING_ONLY
 #define BLUR_RING_ONLY 0
 #endif
+// vkimg-variant: vecy BLUR_VECY_ONLY
+// (blur_vecy.spv: FUSED = 6 alone; blur_vec.spv then holds FUSED = 5)
+#ifndef BLUR_VECY_ONLY
+#define BLUR_VECY_ONLY 0
+#endif
+#define BLUR_CPU_ONLY (BLUR_VEC_ONLY || BLUR_RING_ONLY || BLUR_VECY_ONLY)
 #include "common.glsl"
-#if BLUR_VEC_ONLY || BLUR_RING_ONLY
+#if BLUR_CPU_ONLY
 #include "words.glsl"
 #endif
 
@@ -316,7 +322,7 @@ void store_pix(uint p, vec4 v)
             mac(acc[i_], wt_, i_ + s_ < NB ? A[min(i_ + s_, NB - 1)] : B[max(i_ + s_ - NB, 0)]); \
     }
 
-#if !BLUR_LINES_ONLY && !BLUR_VEC_ONLY && !BLUR_RING_ONLY // (the GPU shapes and method=box)
+#if !BLUR_LINES_ONLY && !BLUR_CPU_ONLY // (the GPU shapes and method=box)
 void fused()
 {
     const int TX = LINES, TY = ALONG, TH = TY + 2 * R, TW = TX + 2 * R;
@@ -566,7 +572,7 @@ void transpose()
 
 #endif // !BLUR_LINES_ONLY
 
-#if !BLUR_VEC_ONLY && !BLUR_RING_ONLY
+#if !BLUR_CPU_ONLY
 void lines()
 {
     const bool X = DIR == 0;
@@ -591,7 +597,7 @@ void lines()
 }
 #endif
 
-#if BLUR_VEC_ONLY || BLUR_RING_ONLY
+#if BLUR_CPU_ONLY
 // FUSED = 5 and 6, the vec passes: blur of 8-bit images on CPU devices, along
 // x (8-bit input -> the intermediate) then along y (-> 8-bit output), with the
 // lavapipe facts of words.glsl. An invocation of the x pass makes NB outputs of
@@ -773,6 +779,9 @@ void h_vec()
     }
 }
 
+#endif
+
+#if BLUR_VECY_ONLY
 // Sample i of the intermediate (the y pass's input), raw.
 float isample(uint i)
 {
@@ -928,17 +937,16 @@ void v_ring()
 }
 #endif
 
-#endif // BLUR_VEC_ONLY || BLUR_RING_ONLY
+#endif // BLUR_CPU_ONLY
 
 void main()
 {
 #if BLUR_LINES_ONLY
     lines();
 #elif BLUR_VEC_ONLY
-    if (FUSED == 5)
-        h_vec();
-    else
-        v_vec();
+    h_vec();
+#elif BLUR_VECY_ONLY
+    v_vec();
 #elif BLUR_RING_ONLY
     if (FUSED == 8)
         h_ring();

@@ -25,6 +25,7 @@
 #include "spv/blur_lines.spv.h"
 #include "spv/blur_ring.spv.h"
 #include "spv/blur_vec.spv.h"
+#include "spv/blur_vecy.spv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -359,10 +360,14 @@ static int vec_dispatch(vki_rec *r, const vki_step *s, int dir, int kind, uint32
     blur_push pc = *w;
     pc.src = vki_addr_of(src);
     pc.dst = vki_addr_of(dst);
-    /* blur_ring.spv: the sliding passes alone (lavapipe makes NIR of a module's every function) */
+    /* modules of their own: the sliding passes, h_vec, v_vec (lavapipe makes NIR of a module's every
+     * function before the specialization drops the unused ones) */
+    const uint64_t groups = (items + wg - 1) / wg;
     if (kind == 2)
-        return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_ring), &spec, &pc, sizeof pc, (items + wg - 1) / wg);
-    return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_vec), &spec, &pc, sizeof pc, (items + wg - 1) / wg);
+        return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_ring), &spec, &pc, sizeof pc, groups);
+    if (dir == 1)
+        return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_vecy), &spec, &pc, sizeof pc, groups);
+    return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_vec), &spec, &pc, sizeof pc, groups);
 }
 
 static int record_vec(vki_rec *r, const vki_step *s, const blur_push *w, int rad)
