@@ -6,7 +6,7 @@
 // 48k .. 48k + 47, whole pixels for 1 to 4 channels, so a sample's channel is a
 // compile-time constant in the unrolled loops), reads each chunk as six 64-bit
 // words and writes its outputs as whole 64-bit words; the last, partial chunk
-// sample by sample. Input 8-bit, output 8-bit or f32, both buffers 8-byte
+// sample by sample. Input 8-bit, output 8-bit, 16-bit or f32, both buffers 8-byte
 // aligned (the host checks). Needs common.glsl; an op that maps pixels defines
 //   vec4 run_px(uvec4 b)
 // (b: the pixel's bytes in .xyzw, channels past IN_C 0; the result: the output
@@ -21,7 +21,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer RunBuf { uve
 
 const int RUN_PX = 48 / IN_C;                                  // pixels a chunk
 const int RUN_OUT = RUN_PX * OUT_C;                            // output samples a chunk
-const int RUN_OW = OUT_FMT == FMT_U8 ? RUN_OUT / 4 : RUN_OUT; // output words a chunk
+const int RUN_OW = OUT_FMT == FMT_U8 ? RUN_OUT / 4 : OUT_FMT == FMT_U16 ? RUN_OUT / 2 : RUN_OUT; // output words a chunk
 
 // The first chunk of this invocation (a 1D dispatch, folded: group_linear()).
 uint run_first()
@@ -117,6 +117,8 @@ void run_map(uvec2 src, uvec2 dst, uint npx)
                 int j = p * OUT_C + c;
                 if (OUT_FMT == FMT_U8)
                     o[j >> 2] |= quantize_u(v[c], 255.0) << (8 * (j & 3));
+                else if (OUT_FMT == FMT_U16)
+                    o[j >> 1] |= quantize_u(v[c], 65535.0) << (16 * (j & 1));
                 else
                     o[j] = floatBitsToUint(v[c]);
             }

@@ -242,8 +242,8 @@ int vki_bench(vkimg_ctx *ctx, const vkimg_pipeline *p, const vki_bench_opts *o, 
             double *t = times + (size_t)i * opt.repeat;
             st->median_ms = median(t, opt.repeat);
             st->min_ms = t[0];
-            int in_size = (int)vkimg_fmt_size(i == 0 ? pl.in_fmt : VKIMG_F32);
-            int out_size = (int)vkimg_fmt_size(i == n - 1 ? pl.out_fmt : VKIMG_F32);
+            int in_size = (int)vkimg_fmt_size(i == 0 ? pl.in_fmt : vki_plan_inter_fmt(&pl, i - 1));
+            int out_size = (int)vkimg_fmt_size(i == n - 1 ? pl.out_fmt : vki_plan_inter_fmt(&pl, i));
             /* the fewest bytes: read the input once, write the output(s) once */
             const vki_shape *sh = &pl.s;
             st->bytes = (double)sh->w[i] * sh->h[i] * sh->c[i] * in_size;

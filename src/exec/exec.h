@@ -199,7 +199,17 @@ typedef struct vki_plan {
     /* output 0 is the input as it is (vki_op_desc.first_output_is_input, one op,
      * the same format): the caller may set outs[0] = in instead of an output */
     bool out0_is_input;
+    bool cpu; /* the device is a CPU (lavapipe): see vki_plan_inter_fmt */
 } vki_plan;
+
+/* The format of the image between op i and op i + 1: f32, or on CPU devices u16
+ * where the pipeline's input is 8- or 16-bit and its output 8-bit, ops 0..i keep
+ * [0, 1] in [0, 1] (vki_op_desc.unit_out) and op i + 1 reads u16 as well
+ * (u16_in): half the bytes to write, touch and read, and the CPU shapes of blur
+ * take 8- and 16-bit input. The u16 step is 1/257 of an 8-bit one (a 16-bit
+ * output would be off by up to 0.8 of its step before rounding: test_chains).
+ * VKIMG_INTER_U16=0 keeps f32. */
+vkimg_fmt vki_plan_inter_fmt(const vki_plan *pl, int i);
 
 /* Validates the pipeline for a w x h x c image (geo_w x geo_h: see vki_shape) and
  * creates its intermediates. */

@@ -46,6 +46,20 @@ int vki_rec_pixels(vki_rec *r, const vki_step *s, const char *name, const uint32
     return vki_rec_dispatch_1d(r, name, spv, spv_size, &sp, &pc, push_size, ((uint64_t)s->w * s->h + wg - 1) / wg);
 }
 
+vkimg_fmt vki_plan_inter_fmt(const vki_plan *pl, int i)
+{
+    if (!pl->cpu || (pl->in_fmt != VKIMG_U8 && pl->in_fmt != VKIMG_U16) || pl->out_fmt != VKIMG_U8 || i + 1 >= pl->n ||
+        !pl->p->ops[i + 1].desc->u16_in)
+        return VKIMG_F32;
+    const char *ev = getenv("VKIMG_INTER_U16");
+    if (ev && !strcmp(ev, "0"))
+        return VKIMG_F32;
+    for (int k = 0; k <= i; k++)
+        if (!pl->p->ops[k].desc->unit_out)
+            return VKIMG_F32;
+    return VKIMG_U16;
+}
+
 /* The plan; its intermediates created where `buffers`. */
 static int plan_init(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h, vkimg_fmt in_fmt,
                      vkimg_fmt out_fmt, bool buffers, vki_plan *pl, vkimg_err *e)
@@ -70,6 +84,7 @@ static int plan_init(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, i
                         w, h, c);
     const vki_op_desc *last = p->ops[n - 1].desc;
     pl->in_fmt = in_fmt;
+    pl->cpu = g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     pl->out_fmt = last->data_output ? (vkimg_fmt)last->data_fmt : out_fmt;
     pl->in_bytes = (size_t)w * (size_t)h * (size_t)c * vkimg_fmt_size(in_fmt);
     pl->out0_is_input = n == 1 && last->first_output_is_input && pl->out_fmt == in_fmt && s->c[n] == c &&
@@ -117,8 +132,8 @@ static int record_ops(vki_plan *pl, vki_rec *rec, vki_run *run)
             .geo_h = sh->geo_h[i],
             .in_c = sh->c[i],
             .out_c = sh->c[i + 1],
-            .in_fmt = i == 0 ? pl->in_fmt : VKIMG_F32,
-            .out_fmt = last ? pl->out_fmt : VKIMG_F32,
+            .in_fmt = i == 0 ? pl->in_fmt : vki_plan_inter_fmt(pl, i - 1),
+            .out_fmt = last ? pl->out_fmt : vki_plan_inter_fmt(pl, i),
             .in = i == 0 ? pl->in : pl->inter[(i - 1) % 2].addr,
             .out = last ? pl->outs[0] : pl->inter[i % 2].addr,
             .nout = last ? sh->nout : 1,
@@ -128,6 +143,9 @@ static int record_ops(vki_plan *pl, vki_rec *rec, vki_run *run)
             .in_packed_rgb8_words = i == 0 && pl->in_fmt == VKIMG_U8 && sh->c[0] == 3,
             .levels = pl->in_fmt == VKIMG_U16 ? 65535u : 255u,
         };
+        if (!last && s.out_fmt == VKIMG_U16 && !rec->dry)
+            vki_gpu_log(rec->gpu, VKIMG_LOG_DEBUG, "image between %s and %s: u16", op->desc->name,
+                        pl->p->ops[i + 1].desc->name);
         int rc = op->desc->record(rec, &s);
         if (rc)
             return rc;

@@ -28,7 +28,10 @@ uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64
 
 uint32_t vki_runs(const vki_gpu *g, const vki_step *s, uint32_t on_gpu)
 {
-    if (s->in_fmt != VKIMG_U8 || (s->out_fmt != VKIMG_U8 && s->out_fmt != VKIMG_F32) || s->in % 8 || s->out % 8)
+    if (s->in_fmt != VKIMG_U8 || s->in % 8 || s->out % 8)
+        return 0;
+    /* 16-bit output (an image kept as u16 between two ops: plan.c) where a chunk's outputs are whole 64-bit words */
+    if (s->out_fmt != VKIMG_U8 && s->out_fmt != VKIMG_F32 && (s->out_fmt != VKIMG_U16 || 48 / s->in_c * s->out_c % 4))
         return 0;
     /* GPUs: 8-bit outputs only (an invocation's 192 bytes of f32 outputs a chunk
      * are 4-5x slower on the H100 than the per-pixel stores: gray 8K RGBA to f32

@@ -711,5 +711,7 @@ const vki_op_desc vki_op_blur = {
     .opts = blur_opts,
     .nopts = (int)(sizeof blur_opts / sizeof blur_opts[0]),
     .check = blur_check,
+    .unit_out = true,
+    .u16_in = true,
     .record = record_blur,
 };

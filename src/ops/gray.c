@@ -50,5 +50,6 @@ const vki_op_desc vki_op_gray = {
     .opts = gray_opts,
     .nopts = (int)(sizeof gray_opts / sizeof gray_opts[0]),
     .out_channels = gray_out_channels,
+    .unit_out = true,
     .record = record_gray,
 };

@@ -85,6 +85,15 @@ typedef struct vki_op_desc {
      * takes it from the input (no device copy, no readback) and the op's record
      * sees outs[0] == in and leaves it alone. */
     bool first_output_is_input;
+    /* For input in [0, 1] the output is in [0, 1]: each output sample is a
+     * convex combination of input samples (gray, blur). */
+    bool unit_out;
+    /* Reads an image kept as u16 between two ops as well as a float one: its
+     * result moves by at most the u16 step (1/65535) of its input (a smoothing
+     * filter: blur), never across a threshold. On CPU devices an image between
+     * ops whose chain so far is unit_out, from 8- or 16-bit input, is kept as
+     * u16 for such an op (plan.c inter_fmt). */
+    bool u16_in;
     /* Cross-option validation after parsing (e.g. radius vs sigma); may fill
      * defaults. Returns 0, or -1 with a one-line reason in why and the index of
      * the offending option in *bad_opt (-1 = the op as a whole). */

@@ -32,6 +32,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define G_CHAIN "chain"
 #define S_CH_GRAYBOX "chain gray,boxblur=3"
@@ -262,11 +263,63 @@ static void test_chains_levels(vkimg_ctx *ctx)
     }
 }
 
+/* ---------------------------------------------------------------- the u16 intermediate */
+
+/* On CPU devices an image between two ops is kept as u16 where the chain so far
+ * keeps [0, 1] (gray, blur), the next op reads u16 (blur), the input is 8- or
+ * 16-bit and the output 8-bit (exec.h vki_plan_inter_fmt); f32 otherwise and on
+ * GPUs. Which it was is read from the library's log; every case is checked
+ * against the references as the float chains above. */
+static int inter_u16;
+
+static void inter_tap(vkimg_log_level lvl, const char *msg)
+{
+    (void)lvl;
+    inter_u16 += !strncmp(msg, "image between ", 14) && strstr(msg, ": u16") != NULL;
+}
+
+static void test_chains_inter(vkimg_ctx *ctx)
+{
+    const bool cpu = strstr(vkimg_ctx_device_desc(ctx), "(CPU,") != NULL;
+    void (*saved)(vkimg_log_level, const char *) = gh_log_tap;
+    gh_log_tap = inter_tap;
+    ref_step gb[] = { GRAY(0), BLUR(2.0, -1) }, bb[] = { BLUR(2.0, -1), BLUR(1.0, -1) },
+             bg[] = { BLUR(1.0, -1), GRAY(0) }, gbg[] = { GRAY(0), BLUR(3.0, -1), GRAY(0) };
+    static const struct { const char *t; int n, w, h, c; vkimg_fmt in; unsigned out; int want; } cs[] = {
+        { "gray,blur=2", 2, 131, 67, 3, VKIMG_U8, FMT_U8, 1 },
+        { "gray,blur=2", 2, 64, 9, 4, VKIMG_U8, FMT_U8, 1 },   /* gray + alpha: the blur's f32 intermediate */
+        { "gray,blur=2", 2, 1, 1, 1, VKIMG_U8, FMT_U8, 1 },
+        { "gray,blur=2", 2, 600, 530, 3, VKIMG_U16, FMT_U8, 1 },
+        { "gray,blur=2", 2, 131, 67, 3, VKIMG_U8, FMT_U16, 0 }, /* 16-bit output: f32 */
+        { "gray,blur=2", 2, 131, 67, 3, VKIMG_F32, FMT_U8, 0 }, /* float input: f32 */
+        { "blur=2,blur=1", 2, 257, 129, 3, VKIMG_U8, FMT_U8, 1 },
+        { "blur=1,gray", 2, 131, 67, 3, VKIMG_U8, FMT_U8, 0 },  /* gray does not read u16 */
+        { "gray,blur=3,gray", 3, 131, 67, 4, VKIMG_U8, FMT_U8, 1 },
+    };
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++)
+        for (int off = 0; off < 2; off++) {
+            const ref_step *st = !strcmp(cs[k].t, "gray,blur=2")     ? gb
+                                 : !strcmp(cs[k].t, "blur=2,blur=1") ? bb
+                                 : !strcmp(cs[k].t, "blur=1,gray")   ? bg
+                                                                     : gbg;
+            if (off)
+                setenv("VKIMG_INTER_U16", "0", 1);
+            inter_u16 = 0;
+            run_rand(ctx, G_CHAIN, cs[k].t, st, cs[k].n, cs[k].w, cs[k].h, cs[k].c, cs[k].in, cs[k].out, -1);
+            const bool want = cs[k].want && cpu && !off;
+            CHECK((inter_u16 > 0) == want, "%s %dx%d c=%d%s: the image between ops %s u16", cs[k].t, cs[k].w, cs[k].h,
+                  cs[k].c, off ? " (VKIMG_INTER_U16=0)" : "", inter_u16 ? "was" : "was not");
+            unsetenv("VKIMG_INTER_U16");
+        }
+    gh_log_tap = saved;
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "chains", test_chains_float }, { "chains-lv", test_chains_levels } };
+    static const gh_suite suites[] = { { "chains", test_chains_float }, { "chains-lv", test_chains_levels },
+                                       { "inter", test_chains_inter } };
     /* any seeds; these give the images of the former test_ops.c and test_ops_sat.c */
     run_next_seed = 456;
     lv_seed = 0x8e444c361a954036ull;
-    return gh_main("test_chains", suites, 2);
+    return gh_main("test_chains", suites, 3);
 }
