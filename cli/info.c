@@ -89,6 +89,8 @@ static void man_page(FILE *f, const cli_command *const *cmds, int ncmds)
           "choose how copies are made (see the README).\n"
           ".TP\n.B VKIMG_PREPARE=0\nthe first image's kernels are created by its run, not ahead of it (by default "
           "they are made on the host's cores while it decodes).\n"
+          ".TP\n.B VKIMG_INTER_U16=0\nimages between two ops stay 32-bit float on CPU devices too (by default they are "
+          "16-bit where the output is 8-bit and the next op is a smoothing filter, as in gray,blur).\n"
           ".TP\n.B XDG_CACHE_HOME\nthe pipeline cache lives in $XDG_CACHE_HOME/vkimg (else ~/.cache/vkimg).\n"
           ".SH SEE ALSO\nThe README of the source tree: formats, the metadata policy, benchmarks.\n",
           f);
