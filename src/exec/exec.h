@@ -169,6 +169,7 @@ typedef struct vki_step {
     const VkDeviceAddress *outs;
     const int *outs_w, *outs_h;
     bool in_packed_rgb8_words; /* in is 4-byte aligned and padded to 12 bytes */
+    bool opaque_alpha;         /* the input has alpha and it is all at its maximum (vki_plan.opaque) */
     uint32_t levels;     /* integer levels of the pipeline's input: 255, or 65535 for 16-bit
                             (ops with exact integer arithmetic quantize to these) */
 } vki_step;
@@ -200,6 +201,10 @@ typedef struct vki_plan {
      * the same format): the caller may set outs[0] = in instead of an output */
     bool out0_is_input;
     bool cpu; /* the device is a CPU (lavapipe): see vki_plan_inter_fmt */
+    /* The input's alpha is all at its maximum (the caller looked: apply.c plan_for):
+     * the steps of the ops from the first up to one that does not copy alpha
+     * (vki_op_desc.alpha_copied) say so (vki_step.opaque_alpha). */
+    bool opaque;
 } vki_plan;
 
 /* The format of the image between op i and op i + 1: f32, or on CPU devices u16

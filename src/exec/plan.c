@@ -116,6 +116,7 @@ void vki_plan_destroy(vki_gpu *g, vki_plan *pl)
 static int record_ops(vki_plan *pl, vki_rec *rec, vki_run *run)
 {
     int n = pl->n;
+    bool opaque = pl->opaque;
     for (int i = 0; i < n; i++) {
         const vki_pipe_op *op = &pl->p->ops[i];
         const vki_shape *sh = &pl->s;
@@ -141,6 +142,7 @@ static int record_ops(vki_plan *pl, vki_rec *rec, vki_run *run)
             .outs_w = last ? sh->out_w : NULL,
             .outs_h = last ? sh->out_h : NULL,
             .in_packed_rgb8_words = i == 0 && pl->in_fmt == VKIMG_U8 && sh->c[0] == 3,
+            .opaque_alpha = opaque && VKI_HAS_ALPHA(sh->c[i]),
             .levels = pl->in_fmt == VKIMG_U16 ? 65535u : 255u,
         };
         if (!last && s.out_fmt == VKIMG_U16 && !rec->dry)
@@ -149,6 +151,7 @@ static int record_ops(vki_plan *pl, vki_rec *rec, vki_run *run)
         int rc = op->desc->record(rec, &s);
         if (rc)
             return rc;
+        opaque = opaque && op->desc->alpha_copied; /* the next op's input: still known where alpha was copied */
         if (run)
             vki_run_mark(run, op->desc->name);
     }

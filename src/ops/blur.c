@@ -78,6 +78,15 @@ typedef struct blur_push {
     float wk[BLUR_RMAX + 1];
 } blur_push;
 
+/* Alpha to premultiply by: none where the input has none, or has it all at its
+ * maximum (vki_step.opaque_alpha: CPU devices look; the sums are then the plain
+ * blur's, and the blurred alpha the maximum again). method=box keeps its alpha
+ * path. */
+static bool blur_alpha(const vki_step *s)
+{
+    return VKI_HAS_ALPHA(s->in_c) && !s->opaque_alpha;
+}
+
 static uint32_t fmt_bytes(vkimg_fmt f)
 {
     return f == VKIMG_U8 ? 1 : f == VKIMG_F32 ? 4 : 2;
@@ -204,7 +213,7 @@ static int blur_pass(vki_rec *r, const vki_step *s, int dir, const blur_pass_pla
     vki_spec_named(&spec, "DIR", (uint32_t)dir);
     vki_spec_named(&spec, "CHUNK", pp.chunk);
     shared_spec(&spec, pp.mem);
-    bool alpha = VKI_HAS_ALPHA(s->in_c);
+    bool alpha = blur_alpha(s);
     vki_spec_named(&spec, "PREMUL", alpha && dir == 0);
     vki_spec_named(&spec, "UNPREMUL", alpha && dir == 1);
     vki_spec_named(&spec, "NB", pp.nb);
@@ -263,7 +272,7 @@ static void cpu_pass_spec(const vki_step *s, int dir, uint32_t fused, vkimg_fmt 
     ps.out_c = s->in_c;
     memset(spec, 0, sizeof *spec);
     vki_step_spec(&ps, spec, wg, 1, 1);
-    const bool alpha = VKI_HAS_ALPHA(s->in_c);
+    const bool alpha = blur_alpha(s);
     vki_spec_named(spec, "FUSED", fused);
     vki_spec_named(spec, "PREMUL", alpha && dir == 0);
     vki_spec_named(spec, "UNPREMUL", alpha && dir == 1);
@@ -458,7 +467,7 @@ static bool plan_fused(const vki_gpu *g, const vki_step *s, int rad, fused_plan 
 
 static int blur_fused(vki_rec *r, const vki_step *s, const blur_push *w, int rad, const fused_plan *fp)
 {
-    bool alpha = VKI_HAS_ALPHA(s->in_c);
+    bool alpha = blur_alpha(s);
     vki_spec spec = { 0 };
     vki_step_spec(s, &spec, fp->wg, 1, 1);
     vki_spec_named(&spec, "FUSED", 1);
@@ -482,7 +491,7 @@ static int blur_fused(vki_rec *r, const vki_step *s, const blur_push *w, int rad
 /* Scratch format of the separable passes (see the top of the file). */
 static vkimg_fmt blur_inter_fmt(const vki_step *s)
 {
-    bool alpha = VKI_HAS_ALPHA(s->in_c);
+    bool alpha = blur_alpha(s);
     bool unit = s->in_fmt == VKIMG_U8 || s->in_fmt == VKIMG_U16; /* input in [0, 1] */
     return !alpha && unit && s->out_fmt == VKIMG_U8 ? VKIMG_U16 : VKIMG_F32;
 }
@@ -713,5 +722,6 @@ const vki_op_desc vki_op_blur = {
     .check = blur_check,
     .unit_out = true,
     .u16_in = true,
+    .opaque_fast = true,
     .record = record_blur,
 };

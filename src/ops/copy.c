@@ -10,5 +10,6 @@ static int record_copy(vki_rec *r, const vki_step *s)
 const vki_op_desc vki_op_copy = {
     .name = "copy",
     .help = "Identity: output = input (round-trip tests, format conversion).",
+    .alpha_copied = true,
     .record = record_copy,
 };

@@ -51,5 +51,6 @@ const vki_op_desc vki_op_gray = {
     .nopts = (int)(sizeof gray_opts / sizeof gray_opts[0]),
     .out_channels = gray_out_channels,
     .unit_out = true,
+    .alpha_copied = true,
     .record = record_gray,
 };

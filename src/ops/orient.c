@@ -48,5 +48,6 @@ const vki_op_desc vki_op_orient = {
     .opts = orient_opts,
     .nopts = 1,
     .out_size = orient_size,
+    .alpha_copied = true,
     .record = record_orient,
 };

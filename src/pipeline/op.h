@@ -94,6 +94,13 @@ typedef struct vki_op_desc {
      * ops whose chain so far is unit_out, from 8- or 16-bit input, is kept as
      * u16 for such an op (plan.c inter_fmt). */
     bool u16_in;
+    /* The output's alpha is the input's, sample for sample (gray, copy, orient). */
+    bool alpha_copied;
+    /* Faster where the input's alpha is all at its maximum (vki_step.opaque_alpha:
+     * blur then blurs the channels as they are, premultiplying by 1 being
+     * nothing); the run looks at the input's alpha on CPU devices for such an op
+     * (apply.c plan_for). */
+    bool opaque_fast;
     /* Cross-option validation after parsing (e.g. radius vs sigma); may fill
      * defaults. Returns 0, or -1 with a one-line reason in why and the index of
      * the offending option in *bad_opt (-1 = the op as a whole). */

@@ -10,6 +10,7 @@
 #include "t.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,7 @@ static void vec_tap(vkimg_log_level lvl, const char *msg)
 static void test_blur_vec(vkimg_ctx *ctx)
 {
     setenv("VKIMG_BLUR_LINES", "1", 1);
+    setenv("VKIMG_OPAQUE", "0", 1); /* the alpha path wherever there is alpha (some random images are opaque) */
     gh_log_tap = vec_tap;
     /* default shapes: x blocks of 8 outputs, y runs of 4 64-bit words (16 u16 samples;
      * 8 f32 with alpha) of 8 rows. want: which of the four dispatches must run */
@@ -372,12 +374,71 @@ static void test_blur_vec(vkimg_ctx *ctx)
     unsetenv("VKIMG_BLUR_VEC");
     gh_log_tap = NULL;
     unsetenv("VKIMG_BLUR_LINES");
+    unsetenv("VKIMG_OPAQUE");
+}
+
+/* Input whose alpha is all at its maximum: on CPU devices the run looks
+ * (apply.c plan_for) and blur blurs the channels as they are (blur.c
+ * blur_alpha: no premultiplication, a u16 intermediate, the sliding pass along
+ * y where rows are whole words); against the alpha-aware reference as before.
+ * An alpha sample one below the maximum anywhere (the first, the last: the
+ * scan's tail) or VKIMG_OPAQUE=0 keeps the alpha path. Which ran is read from
+ * the log: blur-v-ring runs only on a u16 intermediate. */
+static void test_blur_opaque(vkimg_ctx *ctx)
+{
+    const bool cpu = strstr(vkimg_ctx_device_desc(ctx), "(CPU,") != NULL;
+    gh_log_tap = vec_tap;
+    static const struct { int w, h, c; vkimg_fmt fmt; int spoil; } cs[] = {
+        { 131, 67, 4, VKIMG_U8, 0 },  { 64, 40, 2, VKIMG_U8, 0 },   { 3, 1, 2, VKIMG_U8, 0 }, /* 6 bytes: the tail */
+        { 97, 61, 4, VKIMG_U16, 0 },  { 98, 61, 4, VKIMG_U16, 0 },  { 1, 1, 4, VKIMG_U8, 0 },
+        { 600, 53, 4, VKIMG_U8, 0 },
+        { 131, 67, 4, VKIMG_U8, 1 },  { 131, 67, 4, VKIMG_U8, 2 }, /* the first alpha, the last one below it */
+        { 3, 1, 2, VKIMG_U8, 2 },     { 97, 61, 4, VKIMG_U16, 2 },
+    };
+    ref_step st[] = { BLUR(3.0, 9) };
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++)
+        for (int off = 0; off < 2; off++) {
+            vkimg_image im;
+            vkimg_err e;
+            CHECK(vkimg_image_alloc(&im, cs[k].w, cs[k].h, cs[k].c, cs[k].fmt, &e) == 0, "alloc: %s", e.msg);
+            const size_t n = (size_t)cs[k].w * cs[k].h;
+            const int c = cs[k].c;
+            unsigned long long seed = 901 + k;
+            for (size_t i = 0; i < n * (size_t)c; i++) {
+                const unsigned v = (unsigned)(t_rand(&seed) >> 48), top = cs[k].fmt == VKIMG_U8 ? 255u : 65535u;
+                const unsigned x = (int)(i % (size_t)c) == c - 1 ? top : v % (top + 1);
+                if (cs[k].fmt == VKIMG_U8)
+                    ((unsigned char *)im.data)[i] = (unsigned char)x;
+                else
+                    ((uint16_t *)im.data)[i] = (uint16_t)x;
+            }
+            if (cs[k].spoil) { /* one alpha sample one below the maximum */
+                const size_t i = (cs[k].spoil == 1 ? 0 : n - 1) * (size_t)c + (size_t)c - 1;
+                if (cs[k].fmt == VKIMG_U8)
+                    ((unsigned char *)im.data)[i] = 254;
+                else
+                    ((uint16_t *)im.data)[i] = 65534;
+            }
+            if (off)
+                setenv("VKIMG_OPAQUE", "0", 1);
+            memset(ran, 0, sizeof ran);
+            run_case(ctx, G_BLUR, "blur=sigma=3:radius=9", st, 1, &im, FMT_U8, -1);
+            unsetenv("VKIMG_OPAQUE");
+            /* (16-bit input takes the vec passes where rows are whole steps of 8 samples: blur.c use_vec) */
+            const bool want = cpu && !off && !cs[k].spoil && cs[k].w * c % 4 == 0 &&
+                              (cs[k].fmt == VKIMG_U8 || cs[k].w * c % 8 == 0);
+            CHECK((ran[4] > 0) == want, "%dx%d c=%d %s%s%s: blur-v-ring ran %d times, want %s", cs[k].w, cs[k].h, c,
+                  vkimg_fmt_name(cs[k].fmt), cs[k].spoil ? ", one alpha below the maximum" : "",
+                  off ? ", VKIMG_OPAQUE=0" : "", ran[4], want ? "some" : "none");
+            vkimg_image_free(&im);
+        }
+    gh_log_tap = NULL;
 }
 
 int main(void)
 {
     static const gh_suite suites[] = { { "blur", test_blur }, { "box", test_blur_box }, { "shapes", test_blur_shapes },
-                                       { "vec", test_blur_vec } };
+                                       { "vec", test_blur_vec }, { "opaque", test_blur_opaque } };
     run_next_seed = 153; /* any seed; this one gives the images of the former test_ops.c */
-    return gh_main("test_blur", suites, 4);
+    return gh_main("test_blur", suites, 5);
 }
