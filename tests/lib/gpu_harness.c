@@ -42,6 +42,11 @@ void *gh_calloc(size_t n, size_t size)
     return p;
 }
 
+bool gh_cpu_device(const vkimg_ctx *ctx)
+{
+    return strstr(vkimg_ctx_device_desc(ctx), "(CPU,") != NULL;
+}
+
 static int shapes_runs, shapes_named;
 static const char *shapes_kernel;
 

@@ -38,6 +38,8 @@ extern int gh_verbose;
 extern void (*gh_log_tap)(vkimg_log_level lvl, const char *msg);
 /* Kernels (compute pipelines) the context has created so far. */
 extern int gh_pipelines;
+/* Whether ctx's device is a CPU (lavapipe), whose choices some paths follow. */
+bool gh_cpu_device(const vkimg_ctx *ctx);
 
 /* The two shapes of the point ops (vki_runs): runs fn again with the per-pixel
  * shape (VKIMG_RUNS=0), with the runs shape at one chunk an invocation

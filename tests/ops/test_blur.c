@@ -386,7 +386,7 @@ static void test_blur_vec(vkimg_ctx *ctx)
  * the log: blur-v-ring runs only on a u16 intermediate. */
 static void test_blur_opaque(vkimg_ctx *ctx)
 {
-    const bool cpu = strstr(vkimg_ctx_device_desc(ctx), "(CPU,") != NULL;
+    const bool cpu = gh_cpu_device(ctx);
     gh_log_tap = vec_tap;
     static const struct { int w, h, c; vkimg_fmt fmt; int spoil; } cs[] = {
         { 131, 67, 4, VKIMG_U8, 0 },  { 64, 40, 2, VKIMG_U8, 0 },   { 3, 1, 2, VKIMG_U8, 0 }, /* 6 bytes: the tail */

@@ -280,7 +280,7 @@ static void inter_tap(vkimg_log_level lvl, const char *msg)
 
 static void test_chains_inter(vkimg_ctx *ctx)
 {
-    const bool cpu = strstr(vkimg_ctx_device_desc(ctx), "(CPU,") != NULL;
+    const bool cpu = gh_cpu_device(ctx);
     void (*saved)(vkimg_log_level, const char *) = gh_log_tap;
     gh_log_tap = inter_tap;
     ref_step gb[] = { GRAY(0), BLUR(2.0, -1) }, bb[] = { BLUR(2.0, -1), BLUR(1.0, -1) },
