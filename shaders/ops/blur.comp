@@ -62,7 +62,7 @@
 #define BLUR_LINES_ONLY 0
 #endif
 // vkimg-variant: vec BLUR_VEC_ONLY
-// (blur_vec.spv: FUSED = 5 and 6 alone, what CPU devices run for 8-bit images)
+// (blur_vec.spv: FUSED = 5 alone, the vec pass along x that CPU devices run)
 #ifndef BLUR_VEC_ONLY
 #define BLUR_VEC_ONLY 0
 #endif
