@@ -39,6 +39,14 @@ static int effective_pipeline(const vkimg_pipeline *p, const vkimg_run_opts *o, 
     return 0;
 }
 
+/* The size the pipeline's geometry is resolved against: the input's in its
+ * file (vkimg_run_opts.src_w/h, where the decoder shrank it), else in's. */
+static void geo_size(const vkimg_image *in, const vkimg_run_opts *o, int *gw, int *gh)
+{
+    *gw = o && o->src_w > 0 ? o->src_w : in->w;
+    *gh = o && o->src_h > 0 ? o->src_h : in->h;
+}
+
 /* Whether every alpha sample of in (8- or 16-bit, 2 or 4 channels) is at its
  * maximum: 64-bit words, 4 or 2 pixels (8-bit) or 2 or 1 (16-bit) each. */
 static bool image_opaque(const vkimg_image *in)
@@ -72,7 +80,8 @@ static int plan_for(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, 
     int rc = effective_pipeline(p, o, ef, e);
     if (rc)
         return rc;
-    int gw = o && o->src_w > 0 ? o->src_w : in->w, gh = o && o->src_h > 0 ? o->src_h : in->h;
+    int gw, gh;
+    geo_size(in, o, &gw, &gh);
     rc = vki_plan_create(g, &ef->p, in->w, in->h, in->c, gw, gh, in->fmt, o ? o->out_fmt : in->fmt, pl, e);
     /* On CPU devices, where an op with a faster path for opaque input (blur) comes
      * before any op that does not copy alpha: look at the input's alpha (~6 ms for
@@ -118,7 +127,8 @@ int vkimg_pipeline_outputs(const vkimg_pipeline *p, const vkimg_image *in, const
         return -vki_fail(e, VKIMG_E_USAGE, "vkimg_pipeline_outputs: NULL argument");
     if (effective_pipeline(p, o, &ef, e))
         return -1;
-    int gw = o && o->src_w > 0 ? o->src_w : in->w, gh = o && o->src_h > 0 ? o->src_h : in->h;
+    int gw, gh;
+    geo_size(in, o, &gw, &gh);
     if (vki_pipeline_shape(&ef.p, in->w, in->h, in->c, gw, gh, &s, e))
         return -1;
     return s.nout;
@@ -137,7 +147,8 @@ int vkimg_prepare(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in
     int rc = effective_pipeline(p, o, &ef, e);
     if (rc)
         return rc;
-    int gw = o && o->src_w > 0 ? o->src_w : in->w, gh = o && o->src_h > 0 ? o->src_h : in->h;
+    int gw, gh;
+    geo_size(in, o, &gw, &gh);
     return vki_plan_prepare(&ctx->gpu, &ef.p, in->w, in->h, in->c, gw, gh, in->fmt, o ? o->out_fmt : in->fmt, e);
 }
 
