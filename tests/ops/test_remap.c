@@ -251,10 +251,71 @@ static void test_chains(vkimg_ctx *ctx)
     rm_print_stats();
 }
 
+/* The two shapes of the kernel (remap.c use_lines): the tiles (GPUs) and the
+ * lines (CPU devices: a move that keeps format and channels moves bytes, a
+ * block of the output an invocation, the rest one pixel an invocation), each
+ * forced on this device (VKIMG_REMAP_LINES=0 / 1) on every move, 1-16 bytes a
+ * pixel (u8, u16, f32 x 1-4 channels), sizes below, around and above the blocks
+ * (8-64 pixels; rows of whole 64-bit words or not). Which dispatches ran is read
+ * from the library's log. */
+enum { NSHAPES = 3 };
+static int shape_ran[NSHAPES]; /* the tiles (named after the op), remap-lines, remap-lines-edge */
+
+static void shape_tap(vkimg_log_level lvl, const char *msg)
+{
+    (void)lvl;
+    if (strncmp(msg, "dispatch ", 9) || !strncmp(msg, "dispatch copy ", 14)) /* copy: the conversion's reference */
+        return;
+    const bool lines = !strncmp(msg, "dispatch remap-lines ", 21), edge = !strncmp(msg, "dispatch remap-lines-edge ", 26);
+    shape_ran[lines ? 1 : edge ? 2 : 0]++;
+}
+
+static void test_shapes(vkimg_ctx *ctx)
+{
+    static const size2 ss[] = { { 1, 1 },   { 5, 3 },   { 8, 8 },    { 9, 17 },
+                                { 64, 64 }, { 65, 33 }, { 131, 67 }, { 256, 3 } };
+    static const vkimg_fmt fmts[3] = { VKIMG_U8, VKIMG_U16, VKIMG_F32 };
+    gh_log_tap = shape_tap;
+    for (int lines = 0; lines < 2; lines++) {
+        setenv("VKIMG_REMAP_LINES", lines ? "1" : "0", 1);
+        for (size_t i = 0; i < sizeof ss / sizeof ss[0]; i++)
+            for (int f = 0; f < 3; f++)
+                for (int c = 1; c <= 4; c++) {
+                    vkimg_image in = rm_image(ss[i].w, ss[i].h, c, fmts[f], seed++);
+                    for (int k = MV_FLIP; k < MV_NKINDS; k++) {
+                        memset(shape_ran, 0, sizeof shape_ran);
+                        move_case(ctx, "shapes", mv_names[k], (mv_kind)k, &in, fmts[f]);
+                        /* blocks are at most 64 x 8 output pixels, their sides multiples of 4 (of 8
+                         * along the output's rows): 64 x 64 and larger have whole blocks inside, and
+                         * sides that are both not multiples of 8 leave pixels outside them */
+                        const bool block = ss[i].w >= 64 && ss[i].h >= 64, edge = ss[i].w % 8 && ss[i].h % 8;
+                        CHECK(lines ? shape_ran[0] == 0 && (shape_ran[1] > 0 || !block) &&
+                                          (shape_ran[2] > 0 || !edge) && shape_ran[1] + shape_ran[2] > 0
+                                    : shape_ran[0] > 0 && shape_ran[1] + shape_ran[2] == 0,
+                              "%s %dx%d c=%d %s, VKIMG_REMAP_LINES=%d: ran tiles %d, lines %d, their edges %d",
+                              mv_names[k], ss[i].w, ss[i].h, c, vkimg_fmt_name(fmts[f]), lines, shape_ran[0],
+                              shape_ran[1], shape_ran[2]);
+                    }
+                    ref_image_free(&in);
+                }
+        /* a move that changes the format takes the tiles whatever the setting */
+        vkimg_image in = rm_image(65, 33, 3, VKIMG_U8, seed++);
+        memset(shape_ran, 0, sizeof shape_ran);
+        move_case(ctx, "shapes", "transpose", MV_TRANSPOSE, &in, VKIMG_F32);
+        CHECK(shape_ran[0] > 0 && shape_ran[1] + shape_ran[2] == 0, "u8 -> f32 transpose: ran tiles %d, lines %d + %d",
+              shape_ran[0], shape_ran[1], shape_ran[2]);
+        ref_image_free(&in);
+    }
+    unsetenv("VKIMG_REMAP_LINES");
+    gh_log_tap = NULL;
+    rm_print_stats();
+}
+
 int main(void)
 {
     static const gh_suite suites[] = {
         { "moves", test_moves },
+        { "shapes", test_shapes },
         { "rotate90", test_rotate90 },
         { "orient", test_orient },
         { "chains", test_chains },
