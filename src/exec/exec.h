@@ -207,13 +207,17 @@ typedef struct vki_plan {
     bool opaque;
 } vki_plan;
 
-/* The format of the image between op i and op i + 1: f32, or on CPU devices u16
- * where the pipeline's input is 8- or 16-bit and its output 8-bit, ops 0..i keep
- * [0, 1] in [0, 1] (vki_op_desc.unit_out) and op i + 1 reads u16 as well
- * (u16_in): half the bytes to write, touch and read, and the CPU shapes of blur
- * take 8- and 16-bit input. The u16 step is 1/257 of an 8-bit one (a 16-bit
- * output would be off by up to 0.8 of its step before rounding: test_chains).
- * VKIMG_INTER_U16=0 keeps f32. */
+/* The format of the image between op i and op i + 1: f32, or on CPU devices
+ * - the input's format where ops 0..i only move pixels (vki_op_desc.moves: an
+ *   auto-orient or a crop before a filter; VKIMG_INTER_MOVES=0 keeps f32);
+ * - u16 where the pipeline's input is 8- or 16-bit and its output 8-bit, ops
+ *   0..i keep [0, 1] in [0, 1] (vki_op_desc.unit_out, or moves), an alpha
+ *   channel is still the input's (alpha_copied, or moves: a blurred alpha's
+ *   small values would lose their digits) and op i + 1 reads u16 as well
+ *   (u16_in): half the bytes to write, touch and read, and the CPU shapes of
+ *   blur take 8- and 16-bit input. The u16 step is 1/257 of an 8-bit one (a
+ *   16-bit output would be off by up to 0.8 of its step before rounding:
+ *   test_chains). VKIMG_INTER_U16=0 keeps f32. */
 vkimg_fmt vki_plan_inter_fmt(const vki_plan *pl, int i);
 
 /* Validates the pipeline for a w x h x c image (geo_w x geo_h: see vki_shape) and

@@ -96,7 +96,7 @@ static int plan_for(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, 
             pl->opaque = image_opaque(in);
             break;
         }
-        if (!ef->p.ops[i].desc->alpha_copied)
+        if (!ef->p.ops[i].desc->alpha_copied && !vki_op_moves(ef->p.ops[i].desc, &ef->p.ops[i].args))
             break;
     }
     return rc;

@@ -11,5 +11,6 @@ const vki_op_desc vki_op_copy = {
     .name = "copy",
     .help = "Identity: output = input (round-trip tests, format conversion).",
     .alpha_copied = true,
+    .moves = vki_moves_always,
     .record = record_copy,
 };

@@ -113,5 +113,6 @@ const vki_op_desc vki_op_crop = {
     .nopts = (int)VKI_ARRAY_LEN(crop_opts),
     .check = crop_check,
     .out_size = crop_size,
+    .moves = vki_moves_always,
     .record = record_crop,
 };

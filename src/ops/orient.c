@@ -15,7 +15,7 @@
         return vki_record_remap(r, s, &m);                                                                 \
     }                                                                                                      \
     const vki_op_desc vki_op_##NAME = { .name = #NAME, .help = HELP, .out_size = NAME##_size,              \
-                                        .record = record_##NAME }
+                                        .moves = vki_moves_always, .record = record_##NAME }
 
 ORIENT_OP(flip, 4, "Mirror top to bottom (exact).");
 ORIENT_OP(flop, 2, "Mirror left to right (exact).");
@@ -49,5 +49,6 @@ const vki_op_desc vki_op_orient = {
     .nopts = 1,
     .out_size = orient_size,
     .alpha_copied = true,
+    .moves = vki_moves_always,
     .record = record_orient,
 };

@@ -41,6 +41,14 @@ static bool gains_alpha(const vki_args *a, int in_c)
     return !o && !VKI_HAS_ALPHA(in_c) && a->x[O_BACKGROUND][3] < 1.0;
 }
 
+/* by a multiple of 90 degrees: an exact move */
+static bool rotate_moves(const vki_args *a)
+{
+    int o;
+    angle_of(a, &o);
+    return o != 0;
+}
+
 static int rotate_channels(int in_c, const vki_args *a)
 {
     return gains_alpha(a, in_c) ? in_c + 1 : in_c;
@@ -105,5 +113,6 @@ const vki_op_desc vki_op_rotate = {
     .nopts = (int)VKI_ARRAY_LEN(rotate_opts),
     .out_channels = rotate_channels,
     .out_size = rotate_size,
+    .moves = rotate_moves,
     .record = record_rotate,
 };

@@ -96,6 +96,13 @@ typedef struct vki_op_desc {
     bool u16_in;
     /* The output's alpha is the input's, sample for sample (gray, copy, orient). */
     bool alpha_copied;
+    /* With these options the op only moves pixels: every output sample is an
+     * input sample of the same channel, bit for bit (copy, flips, transposes,
+     * rotations by multiples of 90 degrees, crops, orient). NULL: never. On CPU
+     * devices the image after a chain of such ops keeps the input's format
+     * (plan.c inter_fmt), and alpha all at its maximum stays so (apply.c). Use
+     * vki_op_moves. */
+    bool (*moves)(const vki_args *a);
     /* Faster where the input's alpha is all at its maximum (vki_step.opaque_alpha:
      * blur then blurs the channels as they are, premultiplying by 1 being
      * nothing); the run looks at the input's alpha on CPU devices for such an op
@@ -109,5 +116,13 @@ typedef struct vki_op_desc {
      * with the message set through the recording context. */
     int (*record)(struct vki_rec *r, const struct vki_step *s);
 } vki_op_desc;
+
+/* Whether op d with options a only moves pixels (vki_op_desc.moves). */
+static inline bool vki_op_moves(const vki_op_desc *d, const vki_args *a)
+{
+    return d->moves && d->moves(a);
+}
+/* vki_op_desc.moves of the ops that always move. */
+bool vki_moves_always(const vki_args *a);
 
 #endif

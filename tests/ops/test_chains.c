@@ -66,6 +66,17 @@ static void test_chains_float(vkimg_ctx *ctx)
         run_rand(ctx, G_CHAIN, t, s, 3, 257, 129, 4, VKIMG_U8, FMT_U8, -1);
         run_rand(ctx, G_CHAIN, t, s, 3, 600, 530, 2, VKIMG_U8, FMT_U8, -1);
     }
+    /* blur=2,blur=1: alpha blurred twice (the random images have transparent
+     * blocks: the first blur leaves small alphas at their edges, which weigh the
+     * second blur's colour; on CPU devices kept in u16 they were wrong by up to
+     * 210 LSB there: plan.c inter_fmt) */
+    {
+        ref_step s[] = { BLUR(2.0, -1), BLUR(1.0, -1) };
+        for (int c = 1; c <= 4; c++)
+            run_rand(ctx, G_CHAIN, "blur=2,blur=1", s, 2, 131, 67, c, VKIMG_U8, FMT_U8, -1);
+        run_rand(ctx, G_CHAIN, "blur=2,blur=1", s, 2, 257, 129, 4, VKIMG_U8, FMT_U8, -1);
+        run_rand(ctx, G_CHAIN, "blur=2,blur=1", s, 2, 97, 61, 2, VKIMG_U16, FMT_U8, -1);
+    }
     /* gray,blur=2 (gray of RGBA gives gray+alpha: the blur is alpha-aware) */
     {
         ref_step s[] = { GRAY(0), BLUR(2.0, -1) };
@@ -270,12 +281,13 @@ static void test_chains_levels(vkimg_ctx *ctx)
  * 16-bit and the output 8-bit (exec.h vki_plan_inter_fmt); f32 otherwise and on
  * GPUs. Which it was is read from the library's log; every case is checked
  * against the references as the float chains above. */
-static int inter_u16;
+static int inter_u16, inter_u8;
 
 static void inter_tap(vkimg_log_level lvl, const char *msg)
 {
     (void)lvl;
     inter_u16 += !strncmp(msg, "image between ", 14) && strstr(msg, ": u16") != NULL;
+    inter_u8 += !strncmp(msg, "image between ", 14) && strstr(msg, ": u8") != NULL;
 }
 
 static void test_chains_inter(vkimg_ctx *ctx)
@@ -295,6 +307,8 @@ static void test_chains_inter(vkimg_ctx *ctx)
         { "blur=2,blur=1", 2, 257, 129, 3, VKIMG_U8, FMT_U8, 1 },
         { "blur=1,gray", 2, 131, 67, 3, VKIMG_U8, FMT_U8, 0 },  /* gray does not read u16 */
         { "gray,blur=3,gray", 3, 131, 67, 4, VKIMG_U8, FMT_U8, 1 },
+        { "blur=2,blur=1", 2, 131, 67, 4, VKIMG_U8, FMT_U8, 0 }, /* a blurred alpha: f32 */
+        { "blur=2,blur=1", 2, 131, 67, 2, VKIMG_U16, FMT_U8, 0 },
     };
     for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++)
         for (int off = 0; off < 2; off++) {
@@ -310,6 +324,36 @@ static void test_chains_inter(vkimg_ctx *ctx)
             CHECK((inter_u16 > 0) == want, "%s %dx%d c=%d%s: the image between ops %s u16", cs[k].t, cs[k].w, cs[k].h,
                   cs[k].c, off ? " (VKIMG_INTER_U16=0)" : "", inter_u16 ? "was" : "was not");
             unsetenv("VKIMG_INTER_U16");
+        }
+    /* Moves (flips, quarter turns, orient, crop: vki_op_desc.moves) keep the
+     * input's format on CPU devices: each chain below moves the image and back
+     * (the reference sees the filters alone); u8 / u16: the images between ops
+     * kept so, counted from the log (the input's format, or the u16 rule's);
+     * off16: as u16 with VKIMG_INTER_MOVES=0 (the moves' images f32, the u16
+     * rule's as before: moves keep [0, 1] and alpha) */
+    ref_step b2[] = { BLUR(2.0, -1) }, b2b1[] = { BLUR(2.0, -1), BLUR(1.0, -1) };
+    static const struct { const char *t; int n, w, h, c; vkimg_fmt in; int u8, u16, off16; } ms[] = {
+        { "flip,flip,blur=2", 1, 131, 67, 3, VKIMG_U8, 2, 0, 1 },
+        { "rotate=90,rotate=270,gray,blur=2", 2, 67, 131, 4, VKIMG_U8, 2, 1, 1 },
+        { "orient=6,orient=8,blur=2,blur=1", 2, 131, 67, 4, VKIMG_U8, 2, 0, 1 }, /* a blurred alpha: f32 */
+        { "orient=6,orient=8,blur=2,blur=1", 2, 131, 67, 3, VKIMG_U8, 2, 1, 2 },
+        { "transpose,transpose,blur=2", 1, 33, 257, 2, VKIMG_U16, 0, 2, 1 },    /* 16-bit input: u16 */
+        { "crop=1000x1000,blur=2", 1, 97, 61, 1, VKIMG_U8, 1, 0, 1 },           /* the whole image */
+        { "transverse,transverse,blur=2", 1, 64, 40, 4, VKIMG_F32, 0, 0, 0 },   /* float input: f32 */
+    };
+    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
+        for (int off = 0; off < 2; off++) {
+            const ref_step *st = ms[k].n == 1 ? b2 : strstr(ms[k].t, "gray") ? gb : b2b1;
+            if (off)
+                setenv("VKIMG_INTER_MOVES", "0", 1);
+            inter_u8 = inter_u16 = 0;
+            run_rand(ctx, G_CHAIN, ms[k].t, st, ms[k].n, ms[k].w, ms[k].h, ms[k].c, ms[k].in, FMT_U8, -1);
+            const int want8 = cpu && !off ? ms[k].u8 : 0, want16 = !cpu ? 0 : off ? ms[k].off16 : ms[k].u16;
+            CHECK(inter_u8 == want8 && inter_u16 == want16,
+                  "%s %dx%d c=%d %s%s: images between ops kept as u8 %d times (want %d), as u16 %d (want %d)",
+                  ms[k].t, ms[k].w, ms[k].h, ms[k].c, vkimg_fmt_name(ms[k].in), off ? " (VKIMG_INTER_MOVES=0)" : "",
+                  inter_u8, want8, inter_u16, want16);
+            unsetenv("VKIMG_INTER_MOVES");
         }
     gh_log_tap = saved;
 }
