@@ -91,6 +91,8 @@ static void man_page(FILE *f, const cli_command *const *cmds, int ncmds)
           "they are made on the host's cores while it decodes).\n"
           ".TP\n.B VKIMG_INTER_U16=0\nimages between two ops stay 32-bit float on CPU devices too (by default they are "
           "16-bit where the output is 8-bit and the next op is a smoothing filter, as in gray,blur).\n"
+          ".TP\n.B VKIMG_INTER_MOVES=0\nimages after ops that only move pixels (auto-orient, flip, rotate=90, crop) are "
+          "32-bit float on CPU devices too (by default they keep the input's format).\n"
           ".TP\n.B VKIMG_OPAQUE=0\nCPU devices do not look whether the input's alpha is all opaque (by default they do "
           "where a blur comes first, and blur it without premultiplying).\n"
           ".TP\n.B XDG_CACHE_HOME\nthe pipeline cache lives in $XDG_CACHE_HOME/vkimg (else ~/.cache/vkimg).\n"
