@@ -91,8 +91,6 @@ static int plan_init(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, i
     for (int i = 0; i <= n; i++) {
         uint64_t k = (uint64_t)s->w[i] * (uint64_t)s->h[i] * (uint64_t)s->c[i];
         samples = k > samples ? k : samples;
-        if (i >= 1 && i < n && k > inter[(i - 1) % 2])
-            inter[(i - 1) % 2] = k;
     }
     if (samples > UINT32_MAX)
         return vki_fail(e, VKIMG_E_RUNTIME, "image %dx%d with %d channels is too large: a stage has more than 2^32 samples",
@@ -106,8 +104,16 @@ static int plan_init(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, i
                         s->nout > 1 && s->out_w[0] == w && s->out_h[0] == h;
     for (int k = 0; k < s->nout; k++)
         pl->out_bytes[k] = (size_t)s->out_w[k] * (size_t)s->out_h[k] * (size_t)s->c[n] * vkimg_fmt_size(pl->out_fmt);
+    /* the images between ops, in their formats (vki_plan_inter_fmt: f32, or u16 or
+     * the input's on CPU devices), alternating between two buffers */
+    for (int i = 1; i < n; i++) {
+        uint64_t k = (uint64_t)s->w[i] * (uint64_t)s->h[i] * (uint64_t)s->c[i] *
+                     (uint64_t)vkimg_fmt_size(vki_plan_inter_fmt(pl, i - 1));
+        if (k > inter[(i - 1) % 2])
+            inter[(i - 1) % 2] = k;
+    }
     for (int k = 0; k < 2; k++)
-        if (buffers && inter[k] && (rc = vki_buf_create(g, inter[k] * sizeof(float), VKI_MEM_DEVICE, "intermediate image",
+        if (buffers && inter[k] && (rc = vki_buf_create(g, inter[k], VKI_MEM_DEVICE, "intermediate image",
                                              &pl->inter[k], e))) {
             vki_plan_destroy(g, pl);
             return rc;
