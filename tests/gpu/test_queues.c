@@ -192,6 +192,35 @@ static void check_pool(vkimg_ctx *ctx, vkimg_ctx *nopool)
     unsigned before = atomic_load(&nopool->gpu.allocs);
     check_case(nopool, "no pool", 0);
     CHECK(atomic_load(&nopool->gpu.allocs) > before, "VKIMG_BUFFER_POOL_MB=0: a run allocated nothing");
+
+    /* an idle buffer serves a smaller request down to half its size (a batch's RGB
+     * after its RGBA images), not below: sizes far from the cases' above */
+    static const struct { int side; bool alloc; } seq[] = { { 700, true }, { 650, false }, { 520, false }, { 300, true } };
+    vkimg_err e = { 0 };
+    vkimg_pipeline *p = vkimg_pipeline_parse("gray,blur=2", &e);
+    CHECK(p != NULL, "parse: %s", e.msg);
+    for (size_t i = 0; p && i < sizeof seq / sizeof seq[0]; i++) {
+        vkimg_image in = { 0 }, out = { 0 };
+        const int s = seq[i].side;
+        if (vkimg_image_alloc(&in, s, s, 4, VKIMG_U8, &e)) {
+            CHECK(0, "alloc: %s", e.msg);
+            break;
+        }
+        for (size_t k = 0; k < (size_t)s * (size_t)s * 4; k++)
+            ((unsigned char *)in.data)[k] = (unsigned char)(k * 2654435761u >> 24);
+        vkimg_run_opts o;
+        memset(&o, 0, sizeof o);
+        o.out_fmt = VKIMG_U8;
+        unsigned a0 = atomic_load(&g->allocs);
+        int rc = vkimg_run(ctx, p, &in, &o, &out, &e);
+        unsigned a1 = atomic_load(&g->allocs);
+        CHECK(rc == 0, "pool: gray,blur=2 on %dx%d RGBA: %s", s, s, e.msg);
+        CHECK((a1 > a0) == seq[i].alloc, "pool: gray,blur=2 on %dx%d RGBA after %dx%d allocated %u buffer(s), want %s", s,
+              s, i ? seq[i - 1].side : 0, i ? seq[i - 1].side : 0, a1 - a0, seq[i].alloc ? "some" : "none");
+        vkimg_image_free(&out);
+        vkimg_image_free(&in);
+    }
+    vkimg_pipeline_free(p);
 }
 
 /* ---------------------------------------------------------------- threads */
