@@ -6,9 +6,11 @@
 #include "pipeline/geometry.h"
 #include "core/util.h"
 #include "spv/rotate.spv.h"
+#include "spv/rotate_lines.spv.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 enum { O_ANGLE, O_BACKGROUND };
 
@@ -100,6 +102,21 @@ static int record_rotate(vki_rec *r, const vki_step *s)
     } pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)s->w, (uint32_t)s->h, (uint32_t)s->out_w,
              (uint32_t)s->out_h, (float)cos(t), (float)sin(t), { 0, 0 }, { pre[0], pre[1], pre[2], pre[3] } };
     vki_spec spec = { 0 };
+    /* CPU devices: rotate_lines.spv (a window of 4 pixels a row of taps, read as
+     * 64-bit words); VKIMG_ROTATE_LINES=0 runs the per-tap shape, =1 the lines on
+     * any device (tests) */
+    const char *ev = getenv("VKIMG_ROTATE_LINES");
+    const bool lines = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
+                                                         : r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    if (lines && s->in_fmt != VKIMG_F16) {
+        /* 8-bit output: 8 outputs of a row an invocation, written as whole words */
+        const uint32_t wg = 64, nb = s->out_fmt == VKIMG_U8 && s->out_w >= 8 ? 8 : 1;
+        vki_step_spec(s, &spec, wg, 1, 1);
+        vki_spec_named(&spec, "NB", nb);
+        const uint64_t items = ((uint64_t)s->out_w + nb - 1) / nb * (uint64_t)s->out_h;
+        return vki_rec_dispatch_1d(r, "rotate-lines", VKI_SPV(rotate_lines), &spec, &pc, sizeof pc,
+                                   (items + wg - 1) / wg);
+    }
     uint32_t wy = r->gpu->lim.max_wg_invocations / 16 < 16 ? r->gpu->lim.max_wg_invocations / 16 : 16;
     vki_step_spec(s, &spec, 16, wy, 1);
     return vki_rec_dispatch(r, "rotate", VKI_SPV(rotate), &spec, &pc, sizeof pc, ((uint32_t)s->out_w + 15) / 16,

@@ -195,7 +195,9 @@ static void check_pool(vkimg_ctx *ctx, vkimg_ctx *nopool)
 
     /* an idle buffer serves a smaller request down to half its size (a batch's RGB
      * after its RGBA images), not below: sizes far from the cases' above */
-    static const struct { int side; bool alloc; } seq[] = { { 700, true }, { 650, false }, { 520, false }, { 300, true } };
+    static const struct { int side; bool alloc; } seq[] = {
+        { 700, true }, { 650, false }, { 520, false }, { 300, true },
+    };
     vkimg_err e = { 0 };
     vkimg_pipeline *p = vkimg_pipeline_parse("gray,blur=2", &e);
     CHECK(p != NULL, "parse: %s", e.msg);
@@ -215,8 +217,8 @@ static void check_pool(vkimg_ctx *ctx, vkimg_ctx *nopool)
         int rc = vkimg_run(ctx, p, &in, &o, &out, &e);
         unsigned a1 = atomic_load(&g->allocs);
         CHECK(rc == 0, "pool: gray,blur=2 on %dx%d RGBA: %s", s, s, e.msg);
-        CHECK((a1 > a0) == seq[i].alloc, "pool: gray,blur=2 on %dx%d RGBA after %dx%d allocated %u buffer(s), want %s", s,
-              s, i ? seq[i - 1].side : 0, i ? seq[i - 1].side : 0, a1 - a0, seq[i].alloc ? "some" : "none");
+        CHECK((a1 > a0) == seq[i].alloc, "pool: gray,blur=2 on %dx%d RGBA after %dx%d allocated %u buffer(s), want %s",
+              s, s, i ? seq[i - 1].side : 0, i ? seq[i - 1].side : 0, a1 - a0, seq[i].alloc ? "some" : "none");
         vkimg_image_free(&out);
         vkimg_image_free(&in);
     }
