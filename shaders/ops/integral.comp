@@ -15,14 +15,38 @@
 // Arithmetic is modular (uint32 or uint64 with WIDE): differences of table
 // entries (box sums) are exact whenever the true box sum fits the width.
 // Every pass is multi-pass-safe: no workgroup waits on another.
+//
+// integral_lines.spv (SAT_LINES_ONLY) is the CPU devices' shape, for 8- and
+// 16-bit input: lavapipe runs a workgroup as SIMD lanes, turns each buffer
+// access into a loop over the lanes and each barrier into a switch of every
+// invocation, so the scans above took 1.5 s for 5120x2880 RGB. A row's samples
+// go in strips of S (8, or 24 for 3 channels: whole 64-bit words, each sample's
+// channel a compile-time constant):
+//   5 STRIPS   one invocation a row: the row's sums before each strip, per
+//              channel (rowcarry, u32: a row's sum fits).
+//   6 COLUMNS  one invocation a strip (TAIL: the row's last, partial strip):
+//              walks down the rows, each strip's row prefixes from its words and
+//              rowcarry, added to the strip's running column sums, written as
+//              whole words. Every table entry is written once.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+// vkimg-variant: lines SAT_LINES_ONLY
+#ifndef SAT_LINES_ONLY
+#define SAT_LINES_ONLY 0
+#endif
 #include "common.glsl"
+#if SAT_LINES_ONLY
+#include "words.glsl"
+#endif
 
 layout(constant_id = 8) const int PASS = 0;
 layout(constant_id = 9) const int K = 4;      // texels per invocation (ROWS)
 layout(constant_id = 10) const int WIDE = 0;  // 1: uint64 table
 layout(constant_id = 11) const uint LEVELS = 255u;
+layout(constant_id = 12) const int S = 8;     // lines: samples a strip
+layout(constant_id = 13) const int TAIL = 0;  // lines: the partial strip at the end of the rows
+layout(constant_id = 14) const int PAIRS = 0; // lines: u32 entries written two a 64-bit word
 
 layout(push_constant) uniform Push {
     uvec2 src, sat, rowcarry, colcarry;
@@ -148,8 +172,80 @@ void fix()
     }
 }
 
+#if SAT_LINES_ONLY
+const int KW = IN_FMT == FMT_U8 ? 1 : 2; // bytes a sample
+const int NWS = S * KW / 4;              // words a strip
+
+// Sample J of a strip's words W.
+#define STRIP_SAMPLE(W, J) \
+    (KW == 1 ? bitfieldExtract(W[(J) >> 2], 8 * ((J) & 3), 8) : bitfieldExtract(W[(J) >> 1], 16 * ((J) & 1), 16))
+
+// nseg: whole strips a row; rowcarry: (nseg + 1) x IN_C u32 a row
+void strips()
+{
+    const uint y = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (y >= pc.h)
+        return;
+    const uint row = y * pc.w * uint(IN_C * KW), last = (pc.w * pc.h * uint(IN_C * KW) - 1u) >> 3;
+    const uint base = y * (pc.nseg + 1u) * uint(IN_C);
+    uint carry[4] = { 0u, 0u, 0u, 0u };
+    for (uint k = 0u; k <= pc.nseg; k++) {
+        [[unroll]] for (int c = 0; c < IN_C; c++)
+            U32Buf(pc.rowcarry).v[base + k * uint(IN_C) + uint(c)] = carry[c];
+        uint w[NWS];
+        LOAD_WINDOW(pc.src, row + k * uint(S * KW), last, NWS, w)
+        [[unroll]] for (int j = 0; j < S; j++)
+            carry[j % IN_C] += STRIP_SAMPLE(w, j);
+    }
+}
+
+void columns()
+{
+    const uint k = TAIL != 0 ? pc.nseg : group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (TAIL != 0 ? k != pc.nseg || gl_LocalInvocationIndex != 0u || group_linear() != 0u : k >= pc.nseg)
+        return;
+    const uint n = pc.w * uint(IN_C), t = n - k * uint(S); // samples a row, and in this strip
+    const uint last = (pc.w * pc.h * uint(IN_C * KW) - 1u) >> 3;
+    uint64_t acc[S];
+    [[unroll]] for (int j = 0; j < S; j++)
+        acc[j] = 0UL;
+    for (uint y = 0u; y < pc.h; y++) {
+        const uint e = y * n + k * uint(S); // the strip's first entry (and sample) of row y
+        uint w[NWS];
+        LOAD_WINDOW(pc.src, e * uint(KW), last, NWS, w)
+        uint run[4];
+        [[unroll]] for (int c = 0; c < IN_C; c++)
+            run[c] = U32Buf(pc.rowcarry).v[(y * (pc.nseg + 1u) + k) * uint(IN_C) + uint(c)];
+        // (in the tail, samples past t, the next row's, reach only entries past t: not written)
+        [[unroll]] for (int j = 0; j < S; j++) {
+            run[j % IN_C] += STRIP_SAMPLE(w, j);
+            acc[j] = mask(acc[j] + uint64_t(run[j % IN_C]));
+        }
+        if (TAIL != 0) {
+            [[unroll]] for (int j = 0; j < S; j++)
+                if (uint(j) < t)
+                    sat_put(e + uint(j), acc[j]);
+        } else if (WIDE != 0) {
+            [[unroll]] for (int j = 0; j < S; j++)
+                U64Buf(pc.sat).v[e + uint(j)] = acc[j];
+        } else if (PAIRS != 0) {
+            [[unroll]] for (int j = 0; j < S; j += 2)
+                U64Buf(pc.sat).v[(e >> 1) + uint(j / 2)] = acc[j] | (acc[j + 1] << 32);
+        } else {
+            [[unroll]] for (int j = 0; j < S; j++)
+                U32Buf(pc.sat).v[e + uint(j)] = uint(acc[j]);
+        }
+    }
+}
+#endif
+
 void main()
 {
+#if SAT_LINES_ONLY
+    if (PASS == 5) strips();
+    else columns();
+    return;
+#endif
     if (PASS == 0) rows();
     else if (PASS == 1) rowcarry();
     else if (PASS == 2) cols();

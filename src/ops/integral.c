@@ -2,11 +2,63 @@
 #include "ops/sat.h"
 #include "core/util.h"
 #include "spv/integral.spv.h"
+#include "spv/integral_lines.spv.h"
 
-enum { PASS_ROWS, PASS_ROWCARRY, PASS_COLS, PASS_COLCARRY, PASS_FIX };
+#include <stdlib.h>
+
+enum { PASS_ROWS, PASS_ROWCARRY, PASS_COLS, PASS_COLCARRY, PASS_FIX, PASS_STRIPS, PASS_COLUMNS };
+
+/* The CPU devices' shape (integral.comp SAT_LINES_ONLY): 8- and 16-bit input whose
+ * passes loop at most 60000 times an invocation (lavapipe ends an invocation's
+ * loops after 65535 iterations in all, silently). VKIMG_SAT_LINES=0 runs the
+ * scans, =1 this on any device (tests). */
+static bool use_lines(const vki_rec *r, const vki_step *s, uint32_t strip)
+{
+    const char *ev = getenv("VKIMG_SAT_LINES");
+    const bool want = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
+                                                         : r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    return want && (s->in_fmt == VKIMG_U8 || s->in_fmt == VKIMG_U16) && s->h <= 60000 &&
+           (uint64_t)s->w * (uint64_t)s->in_c / strip < 60000;
+}
+
+static int record_sat_lines(vki_rec *r, const vki_step *s, VkDeviceAddress sat, bool wide, uint32_t strip)
+{
+    const uint32_t w = (uint32_t)s->w, h = (uint32_t)s->h, c = (uint32_t)s->in_c, wg = 64;
+    const uint32_t nseg = w * c / strip; /* whole strips a row */
+    VkDeviceAddress carry;
+    int rc = vki_rec_scratch(r, (VkDeviceSize)h * (nseg + 1) * c * 4, "integral row prefixes", &carry);
+    if (rc)
+        return rc;
+    struct {
+        vki_addr src, sat, rowcarry, colcarry;
+        uint32_t w, h, nseg, seglen, band, nband;
+    } pc = { vki_addr_of(s->in), vki_addr_of(sat), vki_addr_of(carry), vki_addr_of(0), w, h, nseg, strip, 0, 0 };
+    vki_spec spec = { 0 };
+    vki_step_spec(s, &spec, wg, 1, 1);
+    vki_spec_named(&spec, "WIDE", wide);
+    vki_spec_named(&spec, "S", strip);
+    /* u32 entries two a word where every row's first is even */
+    vki_spec_named(&spec, "PAIRS", !wide && (uint64_t)w * c % 2 == 0);
+    vki_spec_named(&spec, "PASS", PASS_STRIPS);
+    if ((rc = vki_rec_dispatch_1d(r, "integral-strips", VKI_SPV(integral_lines), &spec, &pc, sizeof pc,
+                                  (h + wg - 1) / wg)))
+        return rc;
+    vki_spec_named(&spec, "PASS", PASS_COLUMNS);
+    if (nseg && (rc = vki_rec_dispatch_1d(r, "integral-columns", VKI_SPV(integral_lines), &spec, &pc, sizeof pc,
+                                          (nseg + wg - 1) / wg)))
+        return rc;
+    if (w * c % strip == 0)
+        return 0;
+    vki_spec_named(&spec, "TAIL", 1);
+    vki_step_spec(s, &spec, 1, 1, 1);
+    return vki_rec_dispatch_1d(r, "integral-columns-tail", VKI_SPV(integral_lines), &spec, &pc, sizeof pc, 1);
+}
 
 int vki_record_sat(vki_rec *r, const vki_step *s, VkDeviceAddress sat, bool wide)
 {
+    const uint32_t strip = s->in_c == 3 ? 24 : 8; /* whole 64-bit words of 8-bit samples, whole pixels */
+    if (use_lines(r, s, strip))
+        return record_sat_lines(r, s, sat, wide, strip);
     const vki_gpu *g = r->gpu;
     const uint32_t w = (uint32_t)s->w, h = (uint32_t)s->h, c = (uint32_t)s->in_c;
     const uint32_t n = vki_wg_1d(g), k = 4, seglen = n * k;

@@ -112,9 +112,30 @@ static void test_boxblur(vkimg_ctx *ctx)
     }
 }
 
+/* The table of 32-bit entries (the 64-bit one: test_integral) in both shapes
+ * (VKIMG_SAT_LINES=0 / 1): entries two a word where rows have an even number of
+ * samples, one a word where odd, rows of whole strips and not, 8- and 16-bit. */
+static void test_shapes(vkimg_ctx *ctx)
+{
+    static const size2 ss[] = { { 1, 1 }, { 7, 3 }, { 8, 8 }, { 24, 5 }, { 29, 31 }, { 131, 67 }, { 300, 41 } };
+    char t[64];
+    for (int lines = 0; lines < 2; lines++) {
+        setenv("VKIMG_SAT_LINES", lines ? "1" : "0", 1);
+        for (size_t i = 0; i < sizeof ss / sizeof ss[0]; i++)
+            for (int c = 1; c <= 4; c++) {
+                const int r = 1 + (int)(i + (size_t)c) % 4 * 3;
+                snprintf(t, sizeof t, "boxblur=%d", r);
+                vkimg_image in = lv_full(ss[i].w, ss[i].h, c, (i + (size_t)c) % 3 ? VKIMG_U8 : VKIMG_U16, D_UNIFORM);
+                boxblur_case(ctx, t, r, &in);
+                vkimg_image_free(&in);
+            }
+    }
+    unsetenv("VKIMG_SAT_LINES");
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "boxblur", test_boxblur } };
+    static const gh_suite suites[] = { { "boxblur", test_boxblur }, { "shapes", test_shapes } };
     lv_seed = 0xaac3e21fc1b42935ull; /* any seed; this one gives the images of the former test_ops_sat.c */
-    return gh_main("test_boxblur", suites, 1);
+    return gh_main("test_boxblur", suites, 2);
 }
