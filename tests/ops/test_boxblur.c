@@ -112,25 +112,54 @@ static void test_boxblur(vkimg_ctx *ctx)
     }
 }
 
-/* The table of 32-bit entries (the 64-bit one: test_integral) in both shapes
- * (VKIMG_SAT_LINES=0 / 1): entries two a word where rows have an even number of
- * samples, one a word where odd, rows of whole strips and not, 8- and 16-bit. */
+/* Both shapes of the table of 32-bit entries (the 64-bit one: test_integral;
+ * VKIMG_SAT_LINES=0 / 1: entries two a word where rows have an even number of
+ * samples, one where odd, rows of whole strips and not) and of the last pass
+ * (VKIMG_BOXBLUR_LINES=0 / 1: strips of whole windows and the pixels around
+ * them, or a pixel an invocation), 8- and 16-bit, radii from 0 to past the
+ * image; which dispatches ran is read from the library's log. */
+static int ran_strips, ran_edge, ran_px;
+
+static void shape_tap(vkimg_log_level lvl, const char *msg)
+{
+    (void)lvl;
+    ran_strips += !strncmp(msg, "dispatch boxblur-lines ", 23);
+    ran_edge += !strncmp(msg, "dispatch boxblur-lines-edge ", 28);
+    ran_px += !strncmp(msg, "dispatch boxblur ", 17);
+}
+
 static void test_shapes(vkimg_ctx *ctx)
 {
     static const size2 ss[] = { { 1, 1 }, { 7, 3 }, { 8, 8 }, { 24, 5 }, { 29, 31 }, { 131, 67 }, { 300, 41 } };
+    static const int radii[] = { 0, 1, 2, 5, 9, 40 };
     char t[64];
+    gh_log_tap = shape_tap;
     for (int lines = 0; lines < 2; lines++) {
         setenv("VKIMG_SAT_LINES", lines ? "1" : "0", 1);
+        setenv("VKIMG_BOXBLUR_LINES", lines ? "1" : "0", 1);
         for (size_t i = 0; i < sizeof ss / sizeof ss[0]; i++)
-            for (int c = 1; c <= 4; c++) {
-                const int r = 1 + (int)(i + (size_t)c) % 4 * 3;
-                snprintf(t, sizeof t, "boxblur=%d", r);
-                vkimg_image in = lv_full(ss[i].w, ss[i].h, c, (i + (size_t)c) % 3 ? VKIMG_U8 : VKIMG_U16, D_UNIFORM);
-                boxblur_case(ctx, t, r, &in);
-                vkimg_image_free(&in);
-            }
+            for (int c = 1; c <= 4; c++)
+                for (int k = 0; k < 2; k++) {
+                    const int r = radii[(i + (size_t)c + (size_t)k * 3) % 6];
+                    snprintf(t, sizeof t, "boxblur=%d", r);
+                    vkimg_image in =
+                        lv_full(ss[i].w, ss[i].h, c, (i + (size_t)c) % 3 ? VKIMG_U8 : VKIMG_U16, D_UNIFORM);
+                    ran_strips = ran_edge = ran_px = 0;
+                    boxblur_case(ctx, t, r, &in);
+                    /* strips where a row of whole windows holds a strip (8 samples, 24 for RGB) */
+                    const int nx = ss[i].w - 2 * r - 1, ny = ss[i].h - 2 * r - 1;
+                    const bool strips = nx > 0 && ny > 0 && nx * c >= (c == 3 ? 24 : 8);
+                    const bool edge = !strips || r > 0 || ss[i].w * c % (c == 3 ? 24 : 8); /* not all inside */
+                    CHECK(lines ? ran_px == 0 && (ran_strips > 0) == strips && (ran_edge > 0 || !edge)
+                                : ran_px == 1 && ran_strips + ran_edge == 0,
+                          "boxblur=%d %dx%d c=%d, lines %d: the strips ran %d times, their edges %d, the pixels %d",
+                          r, ss[i].w, ss[i].h, c, lines, ran_strips, ran_edge, ran_px);
+                    vkimg_image_free(&in);
+                }
     }
     unsetenv("VKIMG_SAT_LINES");
+    unsetenv("VKIMG_BOXBLUR_LINES");
+    gh_log_tap = NULL;
 }
 
 int main(void)
