@@ -17,8 +17,10 @@ static bool use_lines(const vki_rec *r, const vki_step *s, uint32_t strip)
     const char *ev = getenv("VKIMG_SAT_LINES");
     const bool want = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
                                                          : r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    /* (byte offsets into the input are 32-bit) */
     return want && (s->in_fmt == VKIMG_U8 || s->in_fmt == VKIMG_U16) && s->h <= 60000 &&
-           (uint64_t)s->w * (uint64_t)s->in_c / strip < 60000;
+           (uint64_t)s->w * (uint64_t)s->in_c / strip < 60000 &&
+           (uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c * vkimg_fmt_size(s->in_fmt) < UINT32_MAX - 64;
 }
 
 static int record_sat_lines(vki_rec *r, const vki_step *s, VkDeviceAddress sat, bool wide, uint32_t strip)

@@ -66,8 +66,12 @@ static bool use_lines(const vki_rec *r, const vki_step *s)
     const char *ev = getenv("VKIMG_REMAP_LINES");
     if (ev && *ev == '0')
         return false;
+    /* (the kernel's byte offsets are 32-bit) */
+    const uint64_t px = (uint64_t)s->in_c * vkimg_fmt_size(s->in_fmt);
     return (r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || (ev && *ev == '1')) &&
-           s->in_fmt == s->out_fmt && s->in_c == s->out_c;
+           s->in_fmt == s->out_fmt && s->in_c == s->out_c &&
+           (uint64_t)s->w * (uint64_t)s->h * px < UINT32_MAX - 64 &&
+           (uint64_t)s->out_w * (uint64_t)s->out_h * px < UINT32_MAX - 64;
 }
 
 static int record_lines(vki_rec *r, const vki_step *s, const remap_push *pc)

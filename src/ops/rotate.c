@@ -108,7 +108,9 @@ static int record_rotate(vki_rec *r, const vki_step *s)
     const char *ev = getenv("VKIMG_ROTATE_LINES");
     const bool lines = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
                                                          : r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    if (lines && s->in_fmt != VKIMG_F16) {
+    /* (the kernel's byte offsets into the input are 32-bit) */
+    if (lines && s->in_fmt != VKIMG_F16 &&
+        (uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c * vkimg_fmt_size(s->in_fmt) < UINT32_MAX - 64) {
         /* 8-bit output: 8 outputs of a row an invocation, written as whole words */
         const uint32_t wg = 64, nb = s->out_fmt == VKIMG_U8 && s->out_w >= 8 ? 8 : 1;
         vki_step_spec(s, &spec, wg, 1, 1);
