@@ -55,77 +55,30 @@ void box_pixel(int x, int y)
 }
 
 #if BOXBLUR_LINES_ONLY
-// The interior: pixels [r + 1, w - r) x [r + 1, h - r), or none where a row of it
-// is narrower than a strip.
-ivec4 interior()
-{
-    const int x0 = pc.r + 1, x1 = pc.w - pc.r, y0 = pc.r + 1, y1 = pc.h - pc.r;
-    return x1 > x0 && y1 > y0 && (x1 - x0) * IN_C >= NS ? ivec4(x0, x1, y0, y1) : ivec4(0);
-}
-
-// Pixel p of those outside the interior: the rows above it, those below it, then
-// its rows' parts left and right of it.
-void edge(uint p)
-{
-    const ivec4 in_ = interior();
-    const uint w = uint(pc.w), top = uint(in_.z), bot = uint(pc.h - in_.w), left = uint(in_.x),
-               right = uint(pc.w - in_.y), side = left + right;
-    const uint nt = top * w, nb = bot * w, nm = uint(in_.w - in_.z) * side;
-    if (p >= nt + nb + nm)
-        return;
-    // divisors at least 1: lavapipe runs every side of the choice, masked
-    const uint q = p < nt ? p : p < nt + nb ? p - nt : p - nt - nb, dv = p < nt + nb ? w : max(side, 1u);
-    const uint a = q % dv, b = q / dv;
-    const uvec2 o = p < nt ? uvec2(a, b) : p < nt + nb ? uvec2(a, uint(in_.w) + b)
-                                                     : uvec2(a < left ? a : uint(in_.y) + a - left, uint(in_.z) + b);
-    box_pixel(int(o.x), int(o.y));
-}
-
-// NS entries of the table from entry E (whole 64-bit words where they are 64-bit).
-#define SAT_RUN(E, V)                                                                                        \
-    {                                                                                                        \
-        if (WIDE != 0) {                                                                                     \
-            [[unroll]] for (int j_ = 0; j_ < NS; j_++)                                                        \
-                V[j_] = L8Buf(pc.sat).v[(E) + uint(j_)];                                                     \
-        } else {                                                                                             \
-            uint u_[NS];                                                                                      \
-            LOAD_WINDOW(pc.sat, (E) * 4u, last, NS, u_)                                                       \
-            [[unroll]] for (int j_ = 0; j_ < NS; j_++)                                                        \
-                V[j_] = uint64_t(u_[j_]);                                                                    \
-        }                                                                                                    \
-    }
+#include "boxes.glsl"
 
 void main()
 {
     const uint id = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (EDGE != 0) {
-        edge(id);
+        const ivec2 p = box_edge_pixel(id);
+        if (p.x >= 0)
+            box_pixel(p.x, p.y);
         return;
     }
-    const ivec4 in_ = interior();
-    const uint ns = uint(in_.y - in_.x) * uint(IN_C), nr = (ns + uint(NS) - 1u) / uint(NS); // strips a row
-    if (id >= nr * uint(in_.w - in_.z))
+    const ivec2 st = box_strip(id);
+    if (st.x < 0)
         return;
-    const uint y = uint(in_.z) + id / nr, rowlen = uint(pc.w * IN_C);
-    // the strip's first sample; the last strip of a row overlaps the one before
-    const uint s0 = uint(in_.x * IN_C) + min((id % nr) * uint(NS), ns - uint(NS));
-    const uint rc = uint(pc.r * IN_C), last = (uint(pc.w * pc.h * IN_C) * (WIDE != 0 ? 8u : 4u) - 1u) >> 3;
-    const uint yb = (y + uint(pc.r)) * rowlen, ya = (y - uint(pc.r) - 1u) * rowlen;
-    uint64_t bb[NS], ab[NS], ba[NS], aa[NS];
-    SAT_RUN(yb + s0 + rc, bb)
-    SAT_RUN(yb + s0 - rc - uint(IN_C), ab)
-    SAT_RUN(ya + s0 + rc, ba)
-    SAT_RUN(ya + s0 - rc - uint(IN_C), aa)
+    const uint y = uint(st.x), s0 = uint(st.y), rowlen = uint(pc.w * IN_C);
+    uint64_t sums[NS];
+    BOX_SUMS(y, s0, sums)
     const uint64_t n2 = 2UL * uint64_t(2 * pc.r + 1) * uint64_t(2 * pc.r + 1);
     const double inv = 1.0LF / double(n2);
     uint q[MAX_WORDS];
     [[unroll]] for (int j = 0; j < NS / 4; j++)
         q[j] = 0u;
     [[unroll]] for (int j = 0; j < NS; j++) {
-        uint64_t sum = bb[j] - ab[j] - ba[j] + aa[j];
-        if (WIDE == 0)
-            sum &= 0xffffffffUL;
-        const uint64_t num = 2UL * sum + (n2 >> 1);
+        const uint64_t num = 2UL * sums[j] + (n2 >> 1);
         // floor(num / n2): num is odd and n2 even, so the quotient is at least 1 / n2 from
         // an integer, more than the double's error while the window fits the image; the
         // correction by one in integers keeps it exact whatever the sizes

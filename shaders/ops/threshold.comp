@@ -9,15 +9,28 @@
 //                    (one workgroup) picks Otsu's threshold per channel in double,
 //                    PASS 2 applies it on the device: no host round trip.
 // RUNS > 0: the CPU shape (runs.glsl) of the histogram and of modes 0 and 2.
+// threshold_adaptive.spv (ADAPTIVE_LINES_ONLY): the CPU shape of mode 1 for 8-
+// and 16-bit input, strips of whole windows (boxes.glsl) and a dispatch for the
+// pixels around them (EDGE).
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+// vkimg-variant: adaptive ADAPTIVE_LINES_ONLY
+#ifndef ADAPTIVE_LINES_ONLY
+#define ADAPTIVE_LINES_ONLY 0
+#endif
 #include "common.glsl"
 #include "runs.glsl"
+#if ADAPTIVE_LINES_ONLY
+#include "words.glsl"
+#endif
 
 layout(constant_id = 8) const int MODE = 0;
 layout(constant_id = 9) const int PASS = 2;
 layout(constant_id = 10) const int WIDE = 0;
 layout(constant_id = 11) const uint LEVELS = 255u;
+layout(constant_id = 12) const int NS = 8;   // adaptive lines: samples a strip (8, or 24 for 3 channels)
+layout(constant_id = 13) const int EDGE = 0; // adaptive lines: the pixels outside the strips, one an invocation
 
 layout(push_constant) uniform Push {
     uvec2 src, dst, sat, hist; // hist: 256 * 4 uint counts, then 4 uint thresholds
@@ -75,6 +88,8 @@ vec4 run_px(uvec4 b)
     return o;
 }
 
+void apply_px(uint x, uint y);
+
 void apply()
 {
     if (RUNS > 0 && MODE != 1) {
@@ -86,6 +101,11 @@ void apply()
     }
     uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
     if (x >= pc.w || y >= pc.h) return;
+    apply_px(x, y);
+}
+
+void apply_px(uint x, uint y)
+{
     uint p = y * pc.w + x;
     int xa = max(int(x) - pc.r, 0) - 1, xb = min(int(x) + pc.r, int(pc.w) - 1);
     int ya = max(int(y) - pc.r, 0) - 1, yb = min(int(y) + pc.r, int(pc.h) - 1);
@@ -113,9 +133,50 @@ void apply()
     }
 }
 
+#if ADAPTIVE_LINES_ONLY
+#include "boxes.glsl"
+
+const int KW = IN_FMT == FMT_U8 ? 1 : 2; // bytes a sample
+
+void main()
+{
+    const uint id = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (EDGE != 0) {
+        const ivec2 p = box_edge_pixel(id);
+        if (p.x >= 0)
+            apply_px(uint(p.x), uint(p.y));
+        return;
+    }
+    const ivec2 st = box_strip(id);
+    if (st.x < 0)
+        return;
+    const uint y = uint(st.x), s0 = uint(st.y), first = y * pc.w * uint(IN_C) + s0;
+    uint64_t sums[NS];
+    BOX_SUMS(y, s0, sums)
+    uint b[NS * KW / 4];
+    LOAD_WINDOW(pc.src, first * uint(KW), (pc.w * pc.h * uint(IN_C * KW) - 1u) >> 3, NS * KW / 4, b)
+    const uint64_t n100 = uint64_t(2 * pc.r + 1) * uint64_t(2 * pc.r + 1) * 100UL, keep = uint64_t(100u - pc.offset);
+    uint q[MAX_WORDS];
+    [[unroll]] for (int j = 0; j < NS / 4; j++)
+        q[j] = 0u;
+    [[unroll]] for (int j = 0; j < NS; j++) {
+        const uint lv = KW == 1 ? bitfieldExtract(b[j >> 2], 8 * (j & 3), 8) : bitfieldExtract(b[j >> 1], 16 * (j & 1), 16);
+        const bool white = uint64_t(lv) * n100 > sums[j] * keep;
+        const bool alpha = j % IN_C >= COLOUR; // copied
+        if (IN_FMT == FMT_U8 && OUT_FMT == FMT_U8)
+            q[j >> 2] |= (alpha ? lv : white ? 255u : 0u) << (8 * (j & 3));
+        else
+            store_sample(pc.dst, OUT_FMT, first + uint(j),
+                         alpha ? u2f(lv) * (KW == 1 ? 1.0 / 255.0 : 1.0 / 65535.0) : white ? 1.0 : 0.0);
+    }
+    if (IN_FMT == FMT_U8 && OUT_FMT == FMT_U8)
+        store_words(pc.dst, first, NS / 4, q);
+}
+#else
 void main()
 {
     if (MODE == 2 && PASS == 0) histogram_pass();
     else if (MODE == 2 && PASS == 1) otsu();
     else apply();
 }
+#endif

@@ -4,6 +4,7 @@
 #include "spv/integral.spv.h"
 #include "spv/integral_lines.spv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 enum { PASS_ROWS, PASS_ROWCARRY, PASS_COLS, PASS_COLCARRY, PASS_FIX, PASS_STRIPS, PASS_COLUMNS };
@@ -112,6 +113,36 @@ int vki_record_sat(vki_rec *r, const vki_step *s, VkDeviceAddress sat, bool wide
     }
 #undef PASS
     return 0;
+}
+
+bool vki_box_lines(const vki_rec *r, const vki_step *s, bool wide, const char *env)
+{
+    const char *ev = getenv(env);
+    const bool want = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
+                                                         : r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    /* (the table's byte offsets are 32-bit there) */
+    return want && (uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c * (wide ? 8 : 4) < UINT32_MAX - 64;
+}
+
+int vki_record_box_lines(vki_rec *r, const vki_step *s, int radius, const char *name, const uint32_t *spv,
+                         size_t spv_size, vki_spec *spec, const void *pc, uint32_t pc_size)
+{
+    /* the strips of whole windows, as boxes.glsl box_interior and box_strip */
+    const int64_t strip = s->in_c == 3 ? 24 : 8, nx = s->w - 2 * (int64_t)radius - 1,
+                  ny = s->h - 2 * (int64_t)radius - 1;
+    const bool inner = nx > 0 && ny > 0 && nx * s->in_c >= strip;
+    const uint64_t strips = inner ? (uint64_t)((nx * s->in_c + strip - 1) / strip) * (uint64_t)ny : 0,
+                   edge = (uint64_t)s->w * (uint64_t)s->h - (inner ? (uint64_t)nx * (uint64_t)ny : 0);
+    const uint32_t wg = 64;
+    char n1[64], n2[64];
+    snprintf(n1, sizeof n1, "%s-lines", name);
+    snprintf(n2, sizeof n2, "%s-lines-edge", name);
+    vki_step_spec(s, spec, wg, 1, 1);
+    vki_spec_named(spec, "NS", (uint32_t)strip);
+    vki_spec_named(spec, "EDGE", 0);
+    int rc = strips ? vki_rec_dispatch_1d(r, n1, spv, spv_size, spec, pc, pc_size, (strips + wg - 1) / wg) : 0;
+    vki_spec_named(spec, "EDGE", 1);
+    return !rc && edge ? vki_rec_dispatch_1d(r, n2, spv, spv_size, spec, pc, pc_size, (edge + wg - 1) / wg) : rc;
 }
 
 static int record_integral(vki_rec *r, const vki_step *s)

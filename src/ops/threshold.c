@@ -5,6 +5,7 @@
 #include "ops/sat.h"
 #include "core/util.h"
 #include "spv/threshold.spv.h"
+#include "spv/threshold_adaptive.spv.h"
 
 #include <math.h>
 
@@ -69,6 +70,11 @@ static int record_threshold(vki_rec *r, const vki_step *s)
             return rc;
     }
     vki_spec_named(&spec, "PASS", 2);
+    /* CPU devices, 8- and 16-bit input: threshold_adaptive.spv (VKIMG_ADAPTIVE_LINES=0
+     * runs the per-pixel shape) */
+    if (mode == MODE_ADAPTIVE && (s->in_fmt == VKIMG_U8 || s->in_fmt == VKIMG_U16) &&
+        vki_box_lines(r, s, wide, "VKIMG_ADAPTIVE_LINES"))
+        return vki_record_box_lines(r, s, radius, "threshold", VKI_SPV(threshold_adaptive), &spec, &pc, sizeof pc);
     if (runs) /* 16 x 16 invocations a workgroup */
         return vki_rec_dispatch_runs(r, s, runs, 256, "threshold", VKI_SPV(threshold), &spec, &pc, sizeof pc);
     return vki_rec_dispatch(r, "threshold", VKI_SPV(threshold), &spec, &pc, sizeof pc, gx, gy, 1);
