@@ -160,7 +160,8 @@ void main()
     [[unroll]] for (int j = 0; j < NS / 4; j++)
         q[j] = 0u;
     [[unroll]] for (int j = 0; j < NS; j++) {
-        const uint lv = KW == 1 ? bitfieldExtract(b[j >> 2], 8 * (j & 3), 8) : bitfieldExtract(b[j >> 1], 16 * (j & 1), 16);
+        const uint lv = KW == 1 ? bitfieldExtract(b[j >> 2], 8 * (j & 3), 8)
+                                : bitfieldExtract(b[j >> 1], 16 * (j & 1), 16);
         const bool white = uint64_t(lv) * n100 > sums[j] * keep;
         const bool alpha = j % IN_C >= COLOUR; // copied
         if (IN_FMT == FMT_U8 && OUT_FMT == FMT_U8)

@@ -61,6 +61,56 @@ static void shapes_tap(vkimg_log_level lvl, const char *msg)
     shapes_named += n == strlen(shapes_kernel) && !strncmp(name, shapes_kernel, n);
 }
 
+enum { GH_MAX_KERNELS = 64 };
+static struct {
+    char name[64];
+    int n;
+} gh_kernels[GH_MAX_KERNELS];
+static int gh_nkernels;
+static void (*gh_dispatch_saved)(vkimg_log_level, const char *);
+
+static void dispatch_tap(vkimg_log_level lvl, const char *msg)
+{
+    (void)lvl;
+    if (strncmp(msg, "dispatch ", 9))
+        return;
+    const char *name = msg + 9, *end = strchr(name, ' ');
+    size_t n = end ? (size_t)(end - name) : strlen(name);
+    int i = 0;
+    while (i < gh_nkernels && (strlen(gh_kernels[i].name) != n || strncmp(gh_kernels[i].name, name, n)))
+        i++;
+    if (i == gh_nkernels) {
+        if (i == GH_MAX_KERNELS || n >= sizeof gh_kernels[0].name)
+            return;
+        memcpy(gh_kernels[i].name, name, n);
+        gh_kernels[i].name[n] = '\0';
+        gh_kernels[i].n = 0;
+        gh_nkernels++;
+    }
+    gh_kernels[i].n++;
+}
+
+void gh_dispatches_start(void)
+{
+    gh_nkernels = 0;
+    if (gh_log_tap != dispatch_tap)
+        gh_dispatch_saved = gh_log_tap;
+    gh_log_tap = dispatch_tap;
+}
+
+int gh_dispatched(const char *kernel)
+{
+    for (int i = 0; i < gh_nkernels; i++)
+        if (!strcmp(gh_kernels[i].name, kernel))
+            return gh_kernels[i].n;
+    return 0;
+}
+
+void gh_dispatches_stop(void)
+{
+    gh_log_tap = gh_dispatch_saved;
+}
+
 void gh_shapes(vkimg_ctx *ctx, void (*fn)(vkimg_ctx *ctx), const char *runs_kernel)
 {
     void (*saved)(vkimg_log_level, const char *) = gh_log_tap;

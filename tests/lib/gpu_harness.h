@@ -49,6 +49,14 @@ bool gh_cpu_device(const vkimg_ctx *ctx);
  * the first. */
 void gh_shapes(vkimg_ctx *ctx, void (*fn)(vkimg_ctx *ctx), const char *runs_kernel);
 
+/* Dispatches by kernel name, from the library's "dispatch NAME ..." log lines:
+ * gh_dispatches_start sets gh_log_tap (saving the one before) and zeroes the
+ * counts, gh_dispatched(NAME) is how many there were of NAME since,
+ * gh_dispatches_stop puts the tap back. */
+void gh_dispatches_start(void);
+int gh_dispatched(const char *kernel);
+void gh_dispatches_stop(void);
+
 /* Monotonic seconds. */
 double gh_now(void);
 /* calloc that aborts on failure (never returns NULL, also for n = 0). */

@@ -118,22 +118,11 @@ static void test_boxblur(vkimg_ctx *ctx)
  * (VKIMG_BOXBLUR_LINES=0 / 1: strips of whole windows and the pixels around
  * them, or a pixel an invocation), 8- and 16-bit, radii from 0 to past the
  * image; which dispatches ran is read from the library's log. */
-static int ran_strips, ran_edge, ran_px;
-
-static void shape_tap(vkimg_log_level lvl, const char *msg)
-{
-    (void)lvl;
-    ran_strips += !strncmp(msg, "dispatch boxblur-lines ", 23);
-    ran_edge += !strncmp(msg, "dispatch boxblur-lines-edge ", 28);
-    ran_px += !strncmp(msg, "dispatch boxblur ", 17);
-}
-
 static void test_shapes(vkimg_ctx *ctx)
 {
     static const size2 ss[] = { { 1, 1 }, { 7, 3 }, { 8, 8 }, { 24, 5 }, { 29, 31 }, { 131, 67 }, { 300, 41 } };
     static const int radii[] = { 0, 1, 2, 5, 9, 40 };
     char t[64];
-    gh_log_tap = shape_tap;
     for (int lines = 0; lines < 2; lines++) {
         setenv("VKIMG_SAT_LINES", lines ? "1" : "0", 1);
         setenv("VKIMG_BOXBLUR_LINES", lines ? "1" : "0", 1);
@@ -144,8 +133,11 @@ static void test_shapes(vkimg_ctx *ctx)
                     snprintf(t, sizeof t, "boxblur=%d", r);
                     vkimg_image in =
                         lv_full(ss[i].w, ss[i].h, c, (i + (size_t)c) % 3 ? VKIMG_U8 : VKIMG_U16, D_UNIFORM);
-                    ran_strips = ran_edge = ran_px = 0;
+                    gh_dispatches_start();
                     boxblur_case(ctx, t, r, &in);
+                    gh_dispatches_stop();
+                    const int ran_strips = gh_dispatched("boxblur-lines"), ran_px = gh_dispatched("boxblur"),
+                              ran_edge = gh_dispatched("boxblur-lines-edge");
                     /* strips where a row of whole windows holds a strip (8 samples, 24 for RGB) */
                     const int nx = ss[i].w - 2 * r - 1, ny = ss[i].h - 2 * r - 1;
                     const bool strips = nx > 0 && ny > 0 && nx * c >= (c == 3 ? 24 : 8);
@@ -159,7 +151,6 @@ static void test_shapes(vkimg_ctx *ctx)
     }
     unsetenv("VKIMG_SAT_LINES");
     unsetenv("VKIMG_BOXBLUR_LINES");
-    gh_log_tap = NULL;
 }
 
 int main(void)

@@ -181,18 +181,8 @@ static void test_integral(vkimg_ctx *ctx)
  * scans of GPUs), each forced on this device (VKIMG_SAT_LINES=0 / 1) on every
  * size and channel count, 8- and 16-bit (strips of 8 or 24 samples: rows of
  * whole strips and of a partial one), which ran read from the library's log. */
-static int ran_lines, ran_scans;
-
-static void shape_tap(vkimg_log_level lvl, const char *msg)
-{
-    (void)lvl;
-    ran_lines += !strncmp(msg, "dispatch integral-strips ", 25);
-    ran_scans += !strncmp(msg, "dispatch integral-rows ", 23);
-}
-
 static void test_shapes(vkimg_ctx *ctx)
 {
-    gh_log_tap = shape_tap;
     static const size2 extra[] = { { 8, 5 }, { 16, 3 }, { 24, 7 }, { 27, 9 } }; /* whole strips, and not */
     for (int lines = 0; lines < 2; lines++) {
         setenv("VKIMG_SAT_LINES", lines ? "1" : "0", 1);
@@ -202,8 +192,10 @@ static void test_shapes(vkimg_ctx *ctx)
                 continue;
             for (int c = 1; c <= 4; c++) {
                 vkimg_image in = lv_full(sz.w, sz.h, c, (i + c) % 2 ? VKIMG_U16 : VKIMG_U8, D_UNIFORM);
-                ran_lines = ran_scans = 0;
+                gh_dispatches_start();
                 integral_case(ctx, &in, VKIMG_U8);
+                gh_dispatches_stop();
+                const int ran_lines = gh_dispatched("integral-strips"), ran_scans = gh_dispatched("integral-rows");
                 CHECK(lines ? ran_lines == 1 && ran_scans == 0 : ran_scans == 1 && ran_lines == 0,
                       "integral %dx%d c=%d, VKIMG_SAT_LINES=%d: the strips ran %d times, the scans %d", sz.w, sz.h, c,
                       lines, ran_lines, ran_scans);
@@ -212,7 +204,6 @@ static void test_shapes(vkimg_ctx *ctx)
         }
     }
     unsetenv("VKIMG_SAT_LINES");
-    gh_log_tap = NULL;
 }
 
 int main(void)

@@ -251,32 +251,23 @@ static void test_rotate(vkimg_ctx *ctx)
  * pixels a row of taps; the per-tap shape of GPUs): the cases above again with
  * the other one forced on this device (VKIMG_ROTATE_LINES=0 on a CPU device, =1
  * elsewhere), and which dispatches ran, from the library's log. */
-static int ran_lines, ran_taps;
-
-static void shape_tap(vkimg_log_level lvl, const char *msg)
-{
-    (void)lvl;
-    ran_lines += !strncmp(msg, "dispatch rotate-lines ", 22);
-    ran_taps += !strncmp(msg, "dispatch rotate ", 16);
-}
-
 static void test_shapes(vkimg_ctx *ctx)
 {
     const bool cpu = gh_cpu_device(ctx);
-    gh_log_tap = shape_tap;
     for (int forced = 0; forced < 2; forced++) {
         if (forced)
             setenv("VKIMG_ROTATE_LINES", cpu ? "0" : "1", 1);
-        ran_lines = ran_taps = 0;
         memset(&st, 0, sizeof st);
+        gh_dispatches_start();
         test_rotate(ctx);
+        gh_dispatches_stop();
+        const int ran_lines = gh_dispatched("rotate-lines"), ran_taps = gh_dispatched("rotate");
         const bool lines = cpu != (forced == 1);
         CHECK(lines ? ran_lines > 0 && ran_taps == 0 : ran_taps > 0 && ran_lines == 0,
               "%s shape: rotate-lines ran %d times, the per-tap shape %d", lines ? "the lines" : "the per-tap",
               ran_lines, ran_taps);
         unsetenv("VKIMG_ROTATE_LINES");
     }
-    gh_log_tap = NULL;
 }
 
 int main(void)

@@ -162,30 +162,21 @@ static void test_threshold_shapes(vkimg_ctx *ctx)
  * per-pixel one, and strips of whole windows with the pixels around them), 8-
  * and 16-bit, 1-4 channels (alpha copied), radii from 1 to past the image; which
  * dispatches ran is read from the library's log. */
-static int ran_strips, ran_edge, ran_px;
-
-static void adaptive_tap(vkimg_log_level lvl, const char *msg)
-{
-    (void)lvl;
-    ran_strips += !strncmp(msg, "dispatch threshold-lines ", 25);
-    ran_edge += !strncmp(msg, "dispatch threshold-lines-edge ", 30);
-    ran_px += !strncmp(msg, "dispatch threshold ", 19);
-}
-
 static void test_adaptive_shapes(vkimg_ctx *ctx)
 {
     static const size2 ss[] = { { 1, 1 }, { 7, 3 }, { 9, 9 }, { 26, 5 }, { 31, 29 }, { 131, 67 }, { 300, 41 } };
     static const int radii[] = { 1, 2, 4, 15 };
-    void (*saved)(vkimg_log_level, const char *) = gh_log_tap;
-    gh_log_tap = adaptive_tap;
     for (int lines = 0; lines < 2; lines++) {
         setenv("VKIMG_ADAPTIVE_LINES", lines ? "1" : "0", 1);
         for (size_t i = 0; i < sizeof ss / sizeof ss[0]; i++)
             for (int c = 1; c <= 4; c++) {
                 const int r = radii[(i + (size_t)c) % 4];
                 vkimg_image in = lv_full(ss[i].w, ss[i].h, c, (i + (size_t)c) % 3 ? VKIMG_U8 : VKIMG_U16, D_UNIFORM);
-                ran_strips = ran_edge = ran_px = 0;
+                gh_dispatches_start();
                 thr_adaptive_case(ctx, r, (int)(i * 7 + (size_t)c) % 30, &in);
+                gh_dispatches_stop();
+                const int ran_strips = gh_dispatched("threshold-lines"), ran_px = gh_dispatched("threshold"),
+                          ran_edge = gh_dispatched("threshold-lines-edge");
                 const int nx = ss[i].w - 2 * r - 1, ny = ss[i].h - 2 * r - 1;
                 const bool strips = nx > 0 && ny > 0 && nx * c >= (c == 3 ? 24 : 8);
                 CHECK(lines ? ran_px == 0 && (ran_strips > 0) == strips && ran_edge > 0
@@ -196,7 +187,6 @@ static void test_adaptive_shapes(vkimg_ctx *ctx)
             }
     }
     unsetenv("VKIMG_ADAPTIVE_LINES");
-    gh_log_tap = saved;
 }
 
 int main(void)
