@@ -258,24 +258,11 @@ static void test_chains(vkimg_ctx *ctx)
  * pixel (u8, u16, f32 x 1-4 channels), sizes below, around and above the blocks
  * (8-64 pixels; rows of whole 64-bit words or not). Which dispatches ran is read
  * from the library's log. */
-enum { NSHAPES = 3 };
-static int shape_ran[NSHAPES]; /* the tiles (named after the op), remap-lines, remap-lines-edge */
-
-static void shape_tap(vkimg_log_level lvl, const char *msg)
-{
-    (void)lvl;
-    if (strncmp(msg, "dispatch ", 9) || !strncmp(msg, "dispatch copy ", 14)) /* copy: the conversion's reference */
-        return;
-    const bool lines = !strncmp(msg, "dispatch remap-lines ", 21), edge = !strncmp(msg, "dispatch remap-lines-edge ", 26);
-    shape_ran[lines ? 1 : edge ? 2 : 0]++;
-}
-
 static void test_shapes(vkimg_ctx *ctx)
 {
     static const size2 ss[] = { { 1, 1 },   { 5, 3 },   { 8, 8 },    { 9, 17 },
                                 { 64, 64 }, { 65, 33 }, { 131, 67 }, { 256, 3 } };
     static const vkimg_fmt fmts[3] = { VKIMG_U8, VKIMG_U16, VKIMG_F32 };
-    gh_log_tap = shape_tap;
     for (int lines = 0; lines < 2; lines++) {
         setenv("VKIMG_REMAP_LINES", lines ? "1" : "0", 1);
         for (size_t i = 0; i < sizeof ss / sizeof ss[0]; i++)
@@ -283,8 +270,13 @@ static void test_shapes(vkimg_ctx *ctx)
                 for (int c = 1; c <= 4; c++) {
                     vkimg_image in = rm_image(ss[i].w, ss[i].h, c, fmts[f], seed++);
                     for (int k = MV_FLIP; k < MV_NKINDS; k++) {
-                        memset(shape_ran, 0, sizeof shape_ran);
+                        gh_dispatches_start();
                         move_case(ctx, "shapes", mv_names[k], (mv_kind)k, &in, fmts[f]);
+                        gh_dispatches_stop();
+                        char op[32]; /* the tiles' dispatch is named after the op */
+                        snprintf(op, sizeof op, "%.*s", (int)strcspn(mv_names[k], "="), mv_names[k]);
+                        const int shape_ran[3] = { gh_dispatched(op), gh_dispatched("remap-lines"),
+                                                   gh_dispatched("remap-lines-edge") };
                         /* blocks are at most 64 x 8 output pixels, their sides multiples of 4 (of 8
                          * along the output's rows): 64 x 64 and larger have whole blocks inside, and
                          * sides that are both not multiples of 8 leave pixels outside them */
@@ -300,14 +292,15 @@ static void test_shapes(vkimg_ctx *ctx)
                 }
         /* a move that changes the format takes the tiles whatever the setting */
         vkimg_image in = rm_image(65, 33, 3, VKIMG_U8, seed++);
-        memset(shape_ran, 0, sizeof shape_ran);
+        gh_dispatches_start();
         move_case(ctx, "shapes", "transpose", MV_TRANSPOSE, &in, VKIMG_F32);
-        CHECK(shape_ran[0] > 0 && shape_ran[1] + shape_ran[2] == 0, "u8 -> f32 transpose: ran tiles %d, lines %d + %d",
-              shape_ran[0], shape_ran[1], shape_ran[2]);
+        gh_dispatches_stop();
+        CHECK(gh_dispatched("transpose") > 0 && gh_dispatched("remap-lines") + gh_dispatched("remap-lines-edge") == 0,
+              "u8 -> f32 transpose: ran tiles %d, lines %d + %d", gh_dispatched("transpose"),
+              gh_dispatched("remap-lines"), gh_dispatched("remap-lines-edge"));
         ref_image_free(&in);
     }
     unsetenv("VKIMG_REMAP_LINES");
-    gh_log_tap = NULL;
     rm_print_stats();
 }
 
