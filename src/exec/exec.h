@@ -220,6 +220,12 @@ typedef struct vki_plan {
  *   test_chains). VKIMG_INTER_U16=0 keeps f32. */
 vkimg_fmt vki_plan_inter_fmt(const vki_plan *pl, int i);
 
+/* Whether a run of the plan looks at the input's alpha (vki_plan.opaque: on CPU
+ * devices, 8- and 16-bit input with alpha, where an op with a faster path for
+ * opaque input comes before any op that neither copies nor moves alpha;
+ * VKIMG_OPAQUE=0 never looks). */
+bool vki_plan_looks_at_alpha(const vki_plan *pl);
+
 /* Validates the pipeline for a w x h x c image (geo_w x geo_h: see vki_shape) and
  * creates its intermediates. */
 int vki_plan_create(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
@@ -229,8 +235,10 @@ void vki_plan_destroy(vki_gpu *g, vki_plan *pl);
 int vki_plan_record(vki_plan *pl, vki_run *run);
 /* Creates the kernels a run of p on a w x h x c image would record (a dry
  * recording of its ops lists them), several at once on as many threads as the
- * host has cores, so that the run's own recording finds them made. Creates no
- * buffer and records nothing; the kernels stay in g's cache. */
+ * host has cores, so that the run's own recording finds them made (where the run
+ * will look at the input's alpha, those of an opaque input as well: pixels are
+ * not known here). Creates no buffer and records nothing; the kernels stay in
+ * g's cache. */
 int vki_plan_prepare(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
                      vkimg_fmt in_fmt, vkimg_fmt out_fmt, vkimg_err *e);
 

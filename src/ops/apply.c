@@ -87,18 +87,8 @@ static int plan_for(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, 
      * before any op that does not copy alpha: look at the input's alpha (~6 ms for
      * 5120x2880 RGBA, against ~100 ms of blur=3). GPUs do not look: their bytes stay
      * the alpha-aware path's. VKIMG_OPAQUE=0 never looks. */
-    const char *ev = getenv("VKIMG_OPAQUE");
-    if (rc || !pl->cpu || !VKI_HAS_ALPHA(in->c) || (in->fmt != VKIMG_U8 && in->fmt != VKIMG_U16) || !in->data ||
-        in->coded || (ev && !strcmp(ev, "0")))
-        return rc;
-    for (int i = 0; i < ef->p.n; i++) {
-        if (ef->p.ops[i].desc->opaque_fast) {
-            pl->opaque = image_opaque(in);
-            break;
-        }
-        if (!ef->p.ops[i].desc->alpha_copied && !vki_op_moves(ef->p.ops[i].desc, &ef->p.ops[i].args))
-            break;
-    }
+    if (!rc && in->data && !in->coded && vki_plan_looks_at_alpha(pl))
+        pl->opaque = image_opaque(in);
     return rc;
 }
 

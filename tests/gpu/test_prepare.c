@@ -3,8 +3,10 @@
  * several threads at once (vki_kernel_get creates outside the context lock; a
  * thread asking for one another is making waits for it). Under validation:
  *   ahead    after vkimg_prepare for an input's shape, the run of that input
- *            creates no kernel (read from the log), and gives the bytes of a
- *            run in a second context that prepared nothing; a prepare for
+ *            creates no kernel (read from the log), nor does the run of the
+ *            same input with its alpha all opaque (CPU devices look, and blur
+ *            has a path for it: the prepare makes both), and gives the bytes of
+ *            a run in a second context that prepared nothing; a prepare for
  *            another shape than the run's is only a head start (the run makes
  *            the rest, the same bytes)
  *   threads  four threads each prepare and run the same pipelines on their own
@@ -93,8 +95,25 @@ static void run_case(vkimg_ctx *ctx, vkimg_ctx *other, const pcase *k, const pca
     int other_before = atomic_load(&created_other);
     CHECK(vkimg_run(other, p, &in, &ro, &b, &e) == 0, "%s: run in the second context: %s", cur_case, e.msg);
     CHECK(same_image(&a, &b), "%s: the prepared run's bytes differ from the second context's", cur_case);
+    /* the same input with its alpha all at the maximum, in both contexts */
+    if ((k->c == 2 || k->c == 4) && (k->fmt == VKIMG_U8 || k->fmt == VKIMG_U16)) {
+        const size_t ss = k->fmt == VKIMG_U8 ? 1 : 2, px = (size_t)k->c * ss;
+        for (size_t i = 0; i < (size_t)k->w * k->h; i++)
+            memset((unsigned char *)in.data + i * px + px - ss, 0xFF, ss);
+        vkimg_image oa = { 0 }, ob = { 0 };
+        before = gh_pipelines;
+        CHECK(vkimg_run(ctx, p, &in, &ro, &oa, &e) == 0, "%s, opaque: run: %s", cur_case, e.msg);
+        if (prep_shape == k)
+            CHECK(gh_pipelines == before, "%s, opaque: the run created %d kernel(s) after the prepare", cur_case,
+                  gh_pipelines - before);
+        CHECK(vkimg_run(other, p, &in, &ro, &ob, &e) == 0, "%s, opaque: run in the second context: %s", cur_case,
+              e.msg);
+        CHECK(same_image(&oa, &ob), "%s, opaque: the prepared run's bytes differ from the second context's", cur_case);
+        vkimg_image_free(&oa);
+        vkimg_image_free(&ob);
+    }
     /* the second context has run the same cases before this one (and this
-     * context prepared exactly those runs): its run creates what the prepare made */
+     * context prepared exactly those runs): its runs create what the prepare made */
     CHECK(atomic_load(&created_other) - other_before == made_ahead || prep_shape != k,
           "%s: the prepare created %d kernel(s), the same run in the second context %d", cur_case, made_ahead,
           atomic_load(&created_other) - other_before);
