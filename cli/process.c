@@ -39,7 +39,7 @@ static const cli_opt process_opts[] = {
       .id = O_FILTER_FILE },
     { "--quality", NULL, CLI_INT, "N", "JPEG quality 1..100 (default 90)", VKIMG_QUALITY_MIN, VKIMG_QUALITY_MAX,
       .id = O_QUALITY },
-    { "--png-level", NULL, CLI_INT, "N", "PNG compression level 0..12 (default 6)", VKIMG_PNG_LEVEL_MIN,
+    { "--png-level", NULL, CLI_INT, "N", "PNG compression level 0..12 (default 3)", VKIMG_PNG_LEVEL_MIN,
       VKIMG_PNG_LEVEL_MAX, .id = O_PNG_LEVEL },
     { "--max-pixels", NULL, CLI_INT, "N", "refuse inputs with more pixels (default 268435456)", 1, 1L << 40,
       .id = O_MAX_PIXELS },

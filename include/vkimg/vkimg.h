@@ -185,7 +185,10 @@ VKIMG_API int vkimg_load_meta(const char *path, const vkimg_load_opts *o, vkimg_
 #define VKIMG_QUALITY_DEFAULT 90
 #define VKIMG_PNG_LEVEL_MIN 0
 #define VKIMG_PNG_LEVEL_MAX 12
-#define VKIMG_PNG_LEVEL_DEFAULT 6
+/* libdeflate's level 3: on the 5120x2880 photographs of Debian's wallpapers
+ * 1.9x (gray) and 1.4x (blur=3 RGBA) faster to write than level 6, the files
+ * 3-10% larger and 0.64-1.08x the size of vips's (zlib level 6). */
+#define VKIMG_PNG_LEVEL_DEFAULT 3
 
 typedef struct vkimg_save_opts {
     int quality;   /* JPEG VKIMG_QUALITY_MIN..MAX, 0 = VKIMG_QUALITY_DEFAULT */
