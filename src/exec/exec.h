@@ -76,6 +76,11 @@ uint64_t vki_stride_groups(uint64_t items, uint32_t wg, uint32_t per_inv, uint64
  * any device). Needs 8-bit input, 8-bit or
  * f32 output and 8-byte aligned buffers: 0 otherwise. */
 uint32_t vki_runs(const vki_gpu *g, const struct vki_step *s, uint32_t on_gpu);
+/* Whether to take an op's CPU shape (its *_lines.spv): on CPU devices, where the
+ * environment variable env is not set to 0, and on any device where it is 1
+ * (tests); never where the `bytes` the shape addresses pass its 32-bit byte
+ * offsets. */
+bool vki_cpu_shape(const vki_gpu *g, const char *env, uint64_t bytes);
 /* Records a dispatch of the runs shape (runs > 0, from vki_runs): spec (whose
  * local size has wg invocations) with RUNS = runs, enough workgroups for the
  * step's input at `runs` chunks an invocation, named NAME-runs. The other shape

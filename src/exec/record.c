@@ -45,6 +45,14 @@ uint32_t vki_runs(const vki_gpu *g, const vki_step *s, uint32_t on_gpu)
     return (uint32_t)vki_env_long("VKIMG_RUNS", def, 0, 64);
 }
 
+bool vki_cpu_shape(const vki_gpu *g, const char *env, uint64_t bytes)
+{
+    const char *ev = getenv(env);
+    const bool want = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
+                                                         : g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    return want && bytes < UINT32_MAX - 64;
+}
+
 int vki_rec_dispatch_runs(vki_rec *r, const vki_step *s, uint32_t runs, uint32_t wg, const char *name,
                           const uint32_t *spv, size_t spv_size, const vki_spec *spec, const void *push,
                           uint32_t push_size)

@@ -5,7 +5,6 @@
 #include "spv/integral_lines.spv.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 enum { PASS_ROWS, PASS_ROWCARRY, PASS_COLS, PASS_COLCARRY, PASS_FIX, PASS_STRIPS, PASS_COLUMNS };
 
@@ -15,13 +14,10 @@ enum { PASS_ROWS, PASS_ROWCARRY, PASS_COLS, PASS_COLCARRY, PASS_FIX, PASS_STRIPS
  * scans, =1 this on any device (tests). */
 static bool use_lines(const vki_rec *r, const vki_step *s, uint32_t strip)
 {
-    const char *ev = getenv("VKIMG_SAT_LINES");
-    const bool want = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
-                                                         : r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    /* (byte offsets into the input are 32-bit) */
-    return want && (s->in_fmt == VKIMG_U8 || s->in_fmt == VKIMG_U16) && s->h <= 60000 &&
+    return (s->in_fmt == VKIMG_U8 || s->in_fmt == VKIMG_U16) && s->h <= 60000 &&
            (uint64_t)s->w * (uint64_t)s->in_c / strip < 60000 &&
-           (uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c * vkimg_fmt_size(s->in_fmt) < UINT32_MAX - 64;
+           vki_cpu_shape(r->gpu, "VKIMG_SAT_LINES",
+                         (uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c * vkimg_fmt_size(s->in_fmt));
 }
 
 static int record_sat_lines(vki_rec *r, const vki_step *s, VkDeviceAddress sat, bool wide, uint32_t strip)
@@ -117,11 +113,7 @@ int vki_record_sat(vki_rec *r, const vki_step *s, VkDeviceAddress sat, bool wide
 
 bool vki_box_lines(const vki_rec *r, const vki_step *s, bool wide, const char *env)
 {
-    const char *ev = getenv(env);
-    const bool want = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
-                                                         : r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    /* (the table's byte offsets are 32-bit there) */
-    return want && (uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c * (wide ? 8 : 4) < UINT32_MAX - 64;
+    return vki_cpu_shape(r->gpu, env, (uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c * (wide ? 8 : 4));
 }
 
 int vki_record_box_lines(vki_rec *r, const vki_step *s, int radius, const char *name, const uint32_t *spv,

@@ -5,8 +5,6 @@
 #include "spv/remap.spv.h"
 #include "spv/remap_lines.spv.h"
 
-#include <stdlib.h>
-#include <string.h>
 
 vki_remap vki_orientation_remap(int orientation, int w, int h, int *ow, int *oh)
 {
@@ -63,15 +61,10 @@ typedef struct remap_push {
  * tiles instead (tests). */
 static bool use_lines(const vki_rec *r, const vki_step *s)
 {
-    const char *ev = getenv("VKIMG_REMAP_LINES");
-    if (ev && *ev == '0')
-        return false;
-    /* (the kernel's byte offsets are 32-bit) */
-    const uint64_t px = (uint64_t)s->in_c * vkimg_fmt_size(s->in_fmt);
-    return (r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || (ev && *ev == '1')) &&
-           s->in_fmt == s->out_fmt && s->in_c == s->out_c &&
-           (uint64_t)s->w * (uint64_t)s->h * px < UINT32_MAX - 64 &&
-           (uint64_t)s->out_w * (uint64_t)s->out_h * px < UINT32_MAX - 64;
+    const uint64_t px = (uint64_t)s->in_c * vkimg_fmt_size(s->in_fmt), in = (uint64_t)s->w * (uint64_t)s->h,
+                   out = (uint64_t)s->out_w * (uint64_t)s->out_h;
+    return s->in_fmt == s->out_fmt && s->in_c == s->out_c &&
+           vki_cpu_shape(r->gpu, "VKIMG_REMAP_LINES", (in > out ? in : out) * px);
 }
 
 static int record_lines(vki_rec *r, const vki_step *s, const remap_push *pc)

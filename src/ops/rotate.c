@@ -10,7 +10,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 enum { O_ANGLE, O_BACKGROUND };
 
@@ -103,14 +102,10 @@ static int record_rotate(vki_rec *r, const vki_step *s)
              (uint32_t)s->out_h, (float)cos(t), (float)sin(t), { 0, 0 }, { pre[0], pre[1], pre[2], pre[3] } };
     vki_spec spec = { 0 };
     /* CPU devices: rotate_lines.spv (a window of 4 pixels a row of taps, read as
-     * 64-bit words); VKIMG_ROTATE_LINES=0 runs the per-tap shape, =1 the lines on
-     * any device (tests) */
-    const char *ev = getenv("VKIMG_ROTATE_LINES");
-    const bool lines = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
-                                                         : r->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    /* (the kernel's byte offsets into the input are 32-bit) */
-    if (lines && s->in_fmt != VKIMG_F16 &&
-        (uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c * vkimg_fmt_size(s->in_fmt) < UINT32_MAX - 64) {
+     * 64-bit words); VKIMG_ROTATE_LINES=0 runs the per-tap shape */
+    if (s->in_fmt != VKIMG_F16 &&
+        vki_cpu_shape(r->gpu, "VKIMG_ROTATE_LINES",
+                      (uint64_t)s->w * (uint64_t)s->h * (uint64_t)s->in_c * vkimg_fmt_size(s->in_fmt))) {
         /* 8-bit output: 8 outputs of a row an invocation, written as whole words */
         const uint32_t wg = 64, nb = s->out_fmt == VKIMG_U8 && s->out_w >= 8 ? 8 : 1;
         vki_step_spec(s, &spec, wg, 1, 1);
