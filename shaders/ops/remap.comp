@@ -123,8 +123,7 @@ void main()
     uvec2 t = gl_LocalInvocationID.xy;
     ivec2 o0 = ivec2(gl_WorkGroupID.xy) * 32; // the output tile's corner
     // the input block: the image of the tile's two opposite corners
-    ivec2 c0 = ivec2(pc.m0 * o0.x + pc.m1 * o0.y + pc.m2, pc.m3 * o0.x + pc.m4 * o0.y + pc.m5);
-    ivec2 c1 = ivec2(pc.m0 * (o0.x + 31) + pc.m1 * (o0.y + 31) + pc.m2, pc.m3 * (o0.x + 31) + pc.m4 * (o0.y + 31) + pc.m5);
+    ivec2 c0 = map(o0), c1 = map(o0 + ivec2(31));
     ivec2 b0 = min(c0, c1);
     for (uint k = 0u; k < 32u; k += gl_WorkGroupSize.y) {
         ivec2 i = b0 + ivec2(t.x, t.y + k);
@@ -136,7 +135,7 @@ void main()
         ivec2 o = o0 + ivec2(t.x, t.y + k);
         if (o.x >= int(pc.out_w) || o.y >= int(pc.out_h))
             continue;
-        ivec2 i = ivec2(pc.m0 * o.x + pc.m1 * o.y + pc.m2, pc.m3 * o.x + pc.m4 * o.y + pc.m5) - b0;
+        ivec2 i = map(o) - b0;
         store_px(pc.dst, uint(o.y) * pc.out_w + uint(o.x), tile[i.y][i.x]);
     }
 }

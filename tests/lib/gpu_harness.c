@@ -47,26 +47,12 @@ bool gh_cpu_device(const vkimg_ctx *ctx)
     return strstr(vkimg_ctx_device_desc(ctx), "(CPU,") != NULL;
 }
 
-static int shapes_runs, shapes_named;
-static const char *shapes_kernel;
-
-static void shapes_tap(vkimg_log_level lvl, const char *msg)
-{
-    (void)lvl;
-    if (strncmp(msg, "dispatch ", 9))
-        return;
-    const char *name = msg + 9, *end = strchr(name, ' ');
-    size_t n = end ? (size_t)(end - name) : strlen(name);
-    shapes_runs += n > 5 && !strncmp(name + n - 5, "-runs", 5);
-    shapes_named += n == strlen(shapes_kernel) && !strncmp(name, shapes_kernel, n);
-}
-
 enum { GH_MAX_KERNELS = 64 };
 static struct {
     char name[64];
     int n;
 } gh_kernels[GH_MAX_KERNELS];
-static int gh_nkernels;
+static int gh_nkernels, gh_dropped; /* dropped: dispatches of names past the table */
 static void (*gh_dispatch_saved)(vkimg_log_level, const char *);
 
 static void dispatch_tap(vkimg_log_level lvl, const char *msg)
@@ -80,8 +66,10 @@ static void dispatch_tap(vkimg_log_level lvl, const char *msg)
     while (i < gh_nkernels && (strlen(gh_kernels[i].name) != n || strncmp(gh_kernels[i].name, name, n)))
         i++;
     if (i == gh_nkernels) {
-        if (i == GH_MAX_KERNELS || n >= sizeof gh_kernels[0].name)
+        if (i == GH_MAX_KERNELS || n >= sizeof gh_kernels[0].name) {
+            gh_dropped++;
             return;
+        }
         memcpy(gh_kernels[i].name, name, n);
         gh_kernels[i].name[n] = '\0';
         gh_kernels[i].n = 0;
@@ -92,7 +80,7 @@ static void dispatch_tap(vkimg_log_level lvl, const char *msg)
 
 void gh_dispatches_start(void)
 {
-    gh_nkernels = 0;
+    gh_nkernels = gh_dropped = 0;
     if (gh_log_tap != dispatch_tap)
         gh_dispatch_saved = gh_log_tap;
     gh_log_tap = dispatch_tap;
@@ -106,28 +94,40 @@ int gh_dispatched(const char *kernel)
     return 0;
 }
 
+int gh_dispatched_ending(const char *suffix)
+{
+    const size_t k = strlen(suffix);
+    int n = 0;
+    for (int i = 0; i < gh_nkernels; i++) {
+        const size_t m = strlen(gh_kernels[i].name);
+        n += m >= k && !strcmp(gh_kernels[i].name + m - k, suffix) ? gh_kernels[i].n : 0;
+    }
+    return n;
+}
+
 void gh_dispatches_stop(void)
 {
     gh_log_tap = gh_dispatch_saved;
+    CHECK(gh_dropped == 0, "gh_dispatches: %d dispatch(es) of kernels past the table's %d names not counted",
+          gh_dropped, GH_MAX_KERNELS);
 }
 
 void gh_shapes(vkimg_ctx *ctx, void (*fn)(vkimg_ctx *ctx), const char *runs_kernel)
 {
-    void (*saved)(vkimg_log_level, const char *) = gh_log_tap;
-    gh_log_tap = shapes_tap;
-    shapes_kernel = runs_kernel;
-    shapes_runs = shapes_named = 0;
+    gh_dispatches_start();
     setenv("VKIMG_RUNS", "0", 1);
     fn(ctx);
-    CHECK(shapes_runs == 0, "VKIMG_RUNS=0: %d dispatches of a *-runs kernel", shapes_runs);
-    shapes_runs = shapes_named = 0;
+    gh_dispatches_stop();
+    CHECK(gh_dispatched_ending("-runs") == 0, "VKIMG_RUNS=0: %d dispatches of a *-runs kernel",
+          gh_dispatched_ending("-runs"));
+    gh_dispatches_start();
     setenv("VKIMG_RUNS", "1", 1);
     fn(ctx);
-    CHECK(shapes_named > 0, "VKIMG_RUNS=1: %s never ran", runs_kernel);
+    gh_dispatches_stop();
+    CHECK(gh_dispatched(runs_kernel) > 0, "VKIMG_RUNS=1: %s never ran", runs_kernel);
     setenv("VKIMG_RUNS", "gpu", 1); /* each op's choice of shape for GPUs, pass by pass */
     fn(ctx);
     unsetenv("VKIMG_RUNS");
-    gh_log_tap = saved;
 }
 
 /* The library's log: validation warnings and errors, with the case that was

@@ -52,9 +52,12 @@ void gh_shapes(vkimg_ctx *ctx, void (*fn)(vkimg_ctx *ctx), const char *runs_kern
 /* Dispatches by kernel name, from the library's "dispatch NAME ..." log lines:
  * gh_dispatches_start sets gh_log_tap (saving the one before) and zeroes the
  * counts, gh_dispatched(NAME) is how many there were of NAME since,
- * gh_dispatches_stop puts the tap back. */
+ * gh_dispatches_stop puts the tap back (and fails the test where more kernel
+ * names came than the counts hold). Not nested. */
 void gh_dispatches_start(void);
 int gh_dispatched(const char *kernel);
+/* The dispatches of the kernels whose names end in suffix (e.g. "-runs"). */
+int gh_dispatched_ending(const char *suffix);
 void gh_dispatches_stop(void);
 
 /* Monotonic seconds. */
