@@ -119,7 +119,8 @@ void vki_geo_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n)
         geo_number(x[VKI_GEO_W], w, sizeof w);
     if (x[VKI_GEO_H] > 0)
         geo_number(x[VKI_GEO_H], h, sizeof h);
-    if ((flags & VKI_GEO_PERCENT) && x[VKI_GEO_W] == x[VKI_GEO_H])
+    /* the texts, not the values: two values that print alike parse back as one */
+    if ((flags & VKI_GEO_PERCENT) && !strcmp(w, h))
         h[0] = 0;
     snprintf(buf, n, "%s%s%s%s%s%s%s%s", w, ((flags & VKI_GEO_PERCENT) && !h[0]) || (flags & VKI_GEO_NOX) ? "" : "x", h,
              flags & VKI_GEO_PERCENT ? "%" : "", flags & VKI_GEO_EXACT ? "!" : "", flags & VKI_GEO_FILL ? "^" : "",
