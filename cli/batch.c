@@ -143,6 +143,7 @@ typedef struct load_req {
     batch *b;
     const job *j;
     int w, h, orientation;
+    int c; /* the channels the decoder asked memory for (job_alloc) */
     batch_dev *dev; /* the device whose memory the image was decoded into, else NULL */
 } load_req;
 
@@ -158,6 +159,15 @@ static void job_min_size(void *user, int w, int h, int orientation, int *min_w, 
 
 static bool zero_copy(void);
 
+/* Job j's output keeps no alpha (JPEG and Radiance HDR files drop it: vkimg_save)
+ * and the pipeline would leave an opaque alpha at the maximum: the input's, if it
+ * is opaque, need not be decoded or run. */
+static bool alpha_unused(const batch *b, const job *j)
+{
+    const vkimg_file_kind k = vkimg_file_kind_of(j->out);
+    return (k == VKIMG_FILE_JPEG || k == VKIMG_FILE_HDR) && vkimg_pipeline_keeps_opaque(b->cfg->p);
+}
+
 /* The run options of job j for an input of src_fmt: what run_job gives vkimg_run_n,
  * less what only the run needs (timing, JPEG quality). */
 static vkimg_run_opts job_run_opts(const batch *b, const job *j, vkimg_fmt src_fmt, int orientation, int src_w,
@@ -165,13 +175,15 @@ static vkimg_run_opts job_run_opts(const batch *b, const job *j, vkimg_fmt src_f
 {
     return (vkimg_run_opts){ .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src_fmt),
                              .orientation = b->cfg->auto_orient ? orientation : 1,
-                             .src_w = src_w, .src_h = src_h, .device_output = zero_copy() };
+                             .src_w = src_w, .src_h = src_h, .device_output = zero_copy(),
+                             .alpha_unused = alpha_unused(b, j) };
 }
 
 static int job_alloc(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)
 {
     load_req *r = user;
     batch *b = r->b;
+    r->c = c;
     pthread_mutex_lock(&b->mu);
     if (!b->prep_posted) {
         b->prep_posted = true;
@@ -227,6 +239,7 @@ static void run_job(batch *b, job *j, int worker)
     lo.alloc = job_alloc;
     lo.user = &sr;
     lo.jpeg_coded = jpeg_on_device(b);
+    lo.drop_opaque_alpha = alpha_unused(b, j);
     const int tid = worker + 1;
     int rc = vkimg_load_meta(j->in, &lo, &src, &meta, &e);
     cli_trace_span(b->trace, tid, "decode", "decode", t, cli_now_ms(), j->in);
@@ -238,6 +251,13 @@ static void run_job(batch *b, job *j, int worker)
     j->dw = src.w;
     j->dh = src.h;
     j->c = src.c;
+    if (lo.drop_opaque_alpha && src.fmt == VKIMG_U8 && (sr.c == 2 || sr.c == 4) && src.c == sr.c - 1) {
+        j->c = sr.c; /* the file's */
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s: its alpha is all at the maximum: decoded without it (%s keeps none)", j->in,
+                 j->out);
+        cli_log(NULL, VKIMG_LOG_DEBUG, msg);
+    }
     if (!wait_devices(b)) {
         j->no_device = true;
         snprintf(e.msg, sizeof e.msg, "%s", b->ctx_err);

@@ -95,6 +95,9 @@ static void man_page(FILE *f, const cli_command *const *cmds, int ncmds)
           "32-bit float on CPU devices too (by default they keep the input's format).\n"
           ".TP\n.B VKIMG_OPAQUE=0\nCPU devices do not look whether the input's alpha is all opaque (by default they do "
           "where a blur comes first, and blur it without premultiplying).\n"
+          ".TP\n.B VKIMG_DROP_ALPHA=0\nan input whose alpha is all at the maximum keeps it where the output has none "
+          "(JPEG, HDR) and the pipeline keeps it opaque (by default the PNG decoder, or on CPU devices the run, leaves "
+          "it out: the same colour, fewer samples to process).\n"
           ".TP\n.B XDG_CACHE_HOME\nthe pipeline cache lives in $XDG_CACHE_HOME/vkimg (else ~/.cache/vkimg).\n"
           ".SH SEE ALSO\nThe README of the source tree: formats, the metadata policy, benchmarks.\n",
           f);

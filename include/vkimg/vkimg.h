@@ -156,6 +156,11 @@ typedef struct vkimg_load_opts {
      * accurate IDCT and smooth upsampling). For 8-bit grayscale and YCbCr files of
      * 4:4:4, 4:2:2 or 4:2:0 sampling decoded at full size; others decode as without. */
     bool jpeg_coded;
+    /* The caller keeps no alpha (vkimg_pipeline_keeps_opaque and a JPEG output): an
+     * 8-bit PNG (not interlaced) whose alpha is all at its maximum comes without it,
+     * one channel fewer (checked and packed row by row as it is unfiltered; a row with
+     * alpha below the maximum puts the rows before back as they were) */
+    bool drop_opaque_alpha;
 } vkimg_load_opts;
 
 /* Loads an image file: PNG, JPEG, GIF (first frame), BMP, TGA, PSD (composite),
@@ -262,6 +267,12 @@ VKIMG_API const char *vkimg_pipeline_op_name(const vkimg_pipeline *p, int i);
  * blur's radius with method=box, nor crop's w, h, x, y beside a geometry): it
  * parses back to a pipeline that describes the same (snprintf-like). */
 VKIMG_API int vkimg_pipeline_describe(const vkimg_pipeline *p, char *buf, size_t n);
+/* True if every op of p keeps an alpha channel that is all at its maximum so and
+ * makes the colour it would make without it (copies or moves alpha, or is a filter
+ * whose opaque path is its plain one: blur), and none makes data: an opaque input
+ * may then be run without its alpha where the results' alpha is not kept (a JPEG
+ * output): vkimg_load_opts.drop_opaque_alpha, vkimg_run_opts.alpha_unused. */
+VKIMG_API bool vkimg_pipeline_keeps_opaque(const vkimg_pipeline *p);
 /* Output channels of the whole pipeline for an input of c channels. */
 VKIMG_API int vkimg_pipeline_out_channels(const vkimg_pipeline *p, int c);
 /* True if the pipeline's last op produces data rather than a picture (integral:
@@ -366,6 +377,11 @@ typedef struct vkimg_run_opts {
                              vkimg_save: 4:4:4 from quality 90, 4:2:0 below, gray for 1-2
                              channels): out->coded is set, vkimg_save only entropy-codes it.
                              For one U8 result (else ignored). 0: pixels */
+    bool alpha_unused;    /* the caller keeps no alpha of the results (a JPEG file drops it): where
+                             the input's alpha is all at its maximum and every op keeps it so, the
+                             run may leave it behind on upload (CPU devices, which look at alpha
+                             for blur), and the results then have one channel fewer (the same
+                             colour: premultiplying by 1 is nothing) */
 } vkimg_run_opts;
 
 /* Shrink-on-load for p: the smallest size a decoder may deliver for an image

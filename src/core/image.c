@@ -114,3 +114,47 @@ void vkimg_image_free(vkimg_image *im)
     free(im->coded);
     memset(im, 0, sizeof *im);
 }
+
+bool vki_alpha_opaque(const void *data, size_t bytes, int c, size_t ss)
+{
+    const size_t n = bytes / 8;
+    const uint64_t m = ss == 1 ? (c == 4 ? 0xFF000000FF000000ull : 0xFF00FF00FF00FF00ull)
+                               : (c == 4 ? 0xFFFF000000000000ull : 0xFFFF0000FFFF0000ull);
+    const unsigned char *d = data;
+    uint64_t acc = m;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, d + 8 * i, 8);
+        acc &= v | ~m;
+        if ((i & 4095) == 4095 && acc != m)
+            return false;
+    }
+    if (acc != m)
+        return false;
+    const size_t px = (size_t)c * ss; /* the rest, pixel by pixel (words hold whole pixels) */
+    for (size_t b = n * 8; b + px <= bytes; b += px)
+        for (size_t k = 0; k < ss; k++)
+            if (d[b + px - ss + k] != 0xFF)
+                return false;
+    return true;
+}
+
+void vki_drop_alpha(void *dst, const void *src, size_t n, int c, size_t ss)
+{
+    const unsigned char *s = src;
+    unsigned char *d = dst;
+    const size_t in_px = (size_t)c * ss, out_px = in_px - ss;
+    size_t i = 0;
+    if (ss == 1 && c == 4)
+        for (; i + 4 <= n; i += 4, s += 16, d += 12) {
+            uint64_t a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + 8, 8);
+            const uint64_t lo = (a & 0xFFFFFFull) | ((a >> 8) & 0xFFFFFF000000ull) | (b << 48);
+            const uint32_t hi = (uint32_t)((b >> 16) & 0xFFu) | (uint32_t)((b >> 24) & 0xFFFFFF00u);
+            memcpy(d, &lo, 8);
+            memcpy(d + 8, &hi, 4);
+        }
+    for (; i < n; i++, s += in_px, d += out_px)
+        memmove(d, s, out_px);
+}

@@ -41,6 +41,14 @@ typedef struct vki_image_owner {
     size_t cap; /* bytes usable at the image's data (>= vkimg_image_bytes): room for a
                    decoder's filtered rows (vki_image_alloc_device's a byte a row more) */
 } vki_image_owner;
+/* Whether every alpha sample (the last of each pixel of c = 2 or 4 samples of ss =
+ * 1 or 2 bytes) in the bytes at data is at its maximum: 64-bit words, whole pixels
+ * each, then the rest pixel by pixel. */
+bool vki_alpha_opaque(const void *data, size_t bytes, int c, size_t ss);
+/* The colour of n pixels of c = 2 or 4 samples of ss bytes at src, without their
+ * alpha, into dst (n * (c - 1) samples); dst may be src or before it (in place,
+ * memory read before it is written; 8-bit RGBA goes four pixels at a time). */
+void vki_drop_alpha(void *dst, const void *src, size_t n, int c, size_t ss);
 /* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + n). */
 void vki_advise_huge(void *p, size_t n);
 

@@ -231,6 +231,15 @@ vkimg_fmt vki_plan_inter_fmt(const vki_plan *pl, int i);
  * VKIMG_OPAQUE=0 never looks). */
 bool vki_plan_looks_at_alpha(const vki_plan *pl);
 
+/* Whether a run that knows the input's alpha is all at its maximum (vki_plan.opaque)
+ * may leave it behind where the caller keeps no alpha (vkimg_run_opts.alpha_unused):
+ * the plan looks at alpha (vki_plan_looks_at_alpha) and vkimg_pipeline_keeps_opaque
+ * (every op copies or moves alpha or has an opaque path that is its plain one:
+ * alpha_copied, moves, opaque_fast; none makes data). The colour of the result is
+ * then that of the image without its alpha, run with one channel fewer.
+ * VKIMG_DROP_ALPHA=0 never leaves it. */
+bool vki_plan_may_drop_alpha(const vki_plan *pl);
+
 /* Validates the pipeline for a w x h x c image (geo_w x geo_h: see vki_shape) and
  * creates its intermediates. */
 int vki_plan_create(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
@@ -241,10 +250,10 @@ int vki_plan_record(vki_plan *pl, vki_run *run);
 /* Creates the kernels a run of p on a w x h x c image would record (a dry
  * recording of its ops lists them), several at once on as many threads as the
  * host has cores, so that the run's own recording finds them made (where the run
- * will look at the input's alpha, those of an opaque input as well: pixels are
- * not known here). Creates no buffer and records nothing; the kernels stay in
+ * will look at the input's alpha, those of an opaque input as well, or of the
+ * image without alpha where it may leave it behind: pixels are not known here). Creates no buffer and records nothing; the kernels stay in
  * g's cache. */
 int vki_plan_prepare(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
-                     vkimg_fmt in_fmt, vkimg_fmt out_fmt, vkimg_err *e);
+                     vkimg_fmt in_fmt, vkimg_fmt out_fmt, bool alpha_unused, vkimg_err *e);
 
 #endif

@@ -225,8 +225,14 @@ bool vki_plan_looks_at_alpha(const vki_plan *pl)
     return false;
 }
 
+bool vki_plan_may_drop_alpha(const vki_plan *pl)
+{
+    const char *ev = getenv("VKIMG_DROP_ALPHA");
+    return !(ev && !strcmp(ev, "0")) && vki_plan_looks_at_alpha(pl) && vkimg_pipeline_keeps_opaque(pl->p);
+}
+
 int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
-                     vkimg_fmt in_fmt, vkimg_fmt out_fmt, vkimg_err *e)
+                     vkimg_fmt in_fmt, vkimg_fmt out_fmt, bool alpha_unused, vkimg_err *e)
 {
     vki_plan pl;
     int rc = plan_init(g, p, w, h, c, geo_w, geo_h, in_fmt, out_fmt, false, &pl, e);
@@ -236,8 +242,13 @@ int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, i
     rc = record_ops(&pl, &rec, NULL);
     /* where the run will look at the input's alpha, the kernels of an opaque input
      * too: it is not known yet (on CPU devices; an opaque RGBA photograph's run
-     * made them itself after decoding, about 60 ms of blur=3's) */
-    if (!rc && vki_plan_looks_at_alpha(&pl)) {
+     * made them itself after decoding, about 60 ms of blur=3's); where it would
+     * then leave the alpha behind, those of the image without it instead */
+    if (!rc && alpha_unused && vki_plan_may_drop_alpha(&pl)) {
+        vki_plan rgb;
+        if (!(rc = plan_init(g, p, w, h, c - 1, geo_w, geo_h, in_fmt, out_fmt, false, &rgb, e)))
+            rc = record_ops(&rgb, &rec, NULL);
+    } else if (!rc && vki_plan_looks_at_alpha(&pl)) {
         pl.opaque = true;
         rc = record_ops(&pl, &rec, NULL);
     }

@@ -83,8 +83,8 @@ int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg
     if (!dec)
         return what ? vki_fail(e, VKIMG_E_RUNTIME, "%s: %s", name, what)
                     : vki_fail(e, VKIMG_E_RUNTIME, "%s: not a supported image (" FORMAT_LIST ")", name);
-    /* PNG and JPEG take the options (shrink-on-load, the caller's memory) */
-    const bool opts = o && (o->min_size || o->alloc || o->input_done || o->jpeg_coded);
+    /* PNG and JPEG take the options (shrink-on-load, the caller's memory, alpha left out) */
+    const bool opts = o && (o->min_size || o->alloc || o->input_done || o->jpeg_coded || o->drop_opaque_alpha);
     bool released = false; /* o->input_done called (PNG: before the rows are unfiltered) */
     int rc = opts && dec == vki_jpeg_decode  ? vki_jpeg_decode_opts(b, len, name, max_pixels, o, out, e)
            : opts && dec == vki_png_decode ? vki_png_decode_opts(b, len, name, max_pixels, o, out, &released, e)

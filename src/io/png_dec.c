@@ -673,6 +673,13 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
             goto done;
         img = result.data;
     }
+    /* the caller keeps no alpha: while every row's alpha is at the maximum, rows are
+     * packed without it (outrow less a byte a pixel) */
+    const char *ev = getenv("VKIMG_DROP_ALPHA");
+    bool dropping = o && o->drop_opaque_alpha && !(ev && !strcmp(ev, "0")) && packs && d->depth == 8 &&
+                    (d->out_c == 2 || d->out_c == 4);
+    const size_t droprow = outrow - d->w;
+    unsigned char *const packed = direct ? raw : img; /* where the rows go */
     if (!interlaced) {
         /* ---- unfilter each row in place; the finished row y-1 (no longer needed once
          * row y is done) then goes to its place in the result: for a direct image the
@@ -688,7 +695,18 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
             }
             if (y > 0) {
                 const unsigned char *src = raw + (y - 1) * stride + 1;
-                if (!direct)
+                if (dropping && !vki_alpha_opaque(src, outrow, d->out_c, 1)) {
+                    /* rows 0..y-2 back to their places with alpha, from the last pixel
+                     * (each pixel's new place is at or after its packed one, before row y-1) */
+                    for (size_t i = (y - 1) * d->w; i-- > 0;) {
+                        memmove(packed + i * d->out_c, packed + i * (d->out_c - 1), (size_t)d->out_c - 1);
+                        packed[i * d->out_c + d->out_c - 1] = 0xFF;
+                    }
+                    dropping = false;
+                }
+                if (dropping)
+                    vki_drop_alpha(packed + (y - 1) * droprow, src, d->w, d->out_c, 1);
+                else if (!direct)
                     expand_row(d, img + (y - 1) * outrow, src, d->w);
                 else if (d->depth == 16)
                     copy_be16(raw + (y - 1) * outrow, src, outrow);
@@ -731,14 +749,14 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
     if (in_result) {
         raw = NULL; /* img, the result's memory */
     } else if (direct) {
-        img = realloc(raw, outrow * h); /* shrinking: h bytes less */
+        img = realloc(raw, (dropping ? droprow : outrow) * h); /* shrinking: h bytes (and the alpha) less */
         if (!img)
             img = raw;
         raw = NULL;
     }
     out->w = (int)d->w;
     out->h = (int)d->h;
-    out->c = d->out_c;
+    out->c = d->out_c - (dropping ? 1 : 0);
     out->fmt = d->depth == 16 ? VKIMG_U16 : VKIMG_U8;
     out->data = img;
     out->priv = result.priv;

@@ -81,6 +81,16 @@ bool vkimg_pipeline_writes_levels(const vkimg_pipeline *p)
     return p && p->n >= 1 && p->ops[p->n - 1].desc->outputs != NULL;
 }
 
+bool vkimg_pipeline_keeps_opaque(const vkimg_pipeline *p)
+{
+    for (int i = 0; p && i < p->n; i++) {
+        const vki_op_desc *d = p->ops[i].desc;
+        if (d->data_output || (!d->alpha_copied && !d->opaque_fast && !vki_op_moves(d, &p->ops[i].args)))
+            return false;
+    }
+    return p != NULL;
+}
+
 int vkimg_pipeline_out_channels(const vkimg_pipeline *p, int c)
 {
     for (int i = 0; p && i < p->n; i++)

@@ -106,7 +106,9 @@ typedef struct vki_op_desc {
     /* Faster where the input's alpha is all at its maximum (vki_step.opaque_alpha:
      * blur then blurs the channels as they are, premultiplying by 1 being
      * nothing); the run looks at the input's alpha on CPU devices for such an op
-     * (apply.c plan_for). */
+     * (apply.c plan_for). Such an op's opaque path is its plain one on the
+     * colour channels, and its output's alpha stays at the maximum
+     * (vki_plan_may_drop_alpha). */
     bool opaque_fast;
     /* Cross-option validation after parsing (e.g. radius vs sigma); may fill
      * defaults. Returns 0, or -1 with a one-line reason in why and the index of

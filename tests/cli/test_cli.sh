@@ -119,6 +119,32 @@ check "JPEG output is a JPEG" is_jpeg o/portrait.jpg
 run "$VK" -i in/logo-rgba.png -o o/logo.png -f "$P"
 expect_rc "RGBA in" 0
 check "gray of RGBA is gray+alpha" [ "$(png_byte o/logo.png 25)" = 4 ]
+# an opaque RGBA PNG to JPEG: the decoder leaves the alpha out (the file drops
+# it) and the JPEG has the bytes of the same image without alpha
+if command -v python3 >/dev/null; then
+  python3 - in/opaque-rgba.png in/opaque-rgb.png <<'PY'
+import struct, sys, zlib
+w, h = 97, 61
+def png(path, c):
+    rows = b"".join(b"\0" + bytes(v for x in range(w) for v in
+                    ((x * 7 + y * 3) % 256, (x * y) % 256, (x ^ y) * 5 % 256, 255)[:c]) for y in range(h))
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6 if c == 4 else 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+png(sys.argv[1], 4)
+png(sys.argv[2], 3)
+PY
+  for p in blur=3 gray,blur=2; do
+    run "$VK" -v -v -i in/opaque-rgba.png -o o/opaque-rgba.jpg -f "$p"
+    expect_rc "opaque RGBA PNG to JPEG, $p" 0
+    if "$VK" devices 2>/dev/null | grep -A1 '\[default\]' | grep -q 'type CPU'; then
+      check "opaque RGBA to JPEG, $p: the alpha is left out (-v -v)" has "$T/stderr" "alpha is all at the maximum: decoded without it"
+    fi
+    run "$VK" -i in/opaque-rgb.png -o o/opaque-rgb.jpg -f "$p"
+    check "opaque RGBA to JPEG, $p: the bytes of the image without alpha" cmp -s o/opaque-rgba.jpg o/opaque-rgb.jpg
+  done
+fi
 run "$VK" -i in/gray16.png -o o/gray16.png -f "blur=sigma=2.5"
 expect_rc "16-bit gray in" 0
 check "16-bit PNG stays 16-bit" [ "$(png_byte o/gray16.png 24)" = 16 ]

@@ -224,6 +224,38 @@ static inline void fuzz_one_shrunk_load(const uint8_t *data, size_t size, const 
     }
 }
 
+/* The load with drop_opaque_alpha: where the whole file decoded, the same image, or
+ * (8-bit with alpha all at 255) its colour samples with one channel fewer. */
+static inline void fuzz_one_dropped_load(const uint8_t *data, size_t size, const vkimg_image *full)
+{
+    vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS, .drop_opaque_alpha = true };
+    vkimg_image im;
+    vkimg_err e = { 0 };
+    int rc = vkimg_load_memory(data, size, FUZZ_NAME, &o, &im, &e);
+    FUZZ_CHECK(!rc == !!full, "the file %s whole, %s with drop_opaque_alpha: %s", full ? "decodes" : "fails",
+               rc ? "fails" : "decodes", e.msg);
+    if (rc) {
+        fuzz_check_error(rc, &e, VKIMG_E_RUNTIME, FUZZ_NAME);
+        return;
+    }
+    fuzz_check_image(&im, FUZZ_MAX_PIXELS, "vkimg_load_memory (drop_opaque_alpha)");
+    if (full && im.c == full->c) {
+        FUZZ_CHECK(fuzz_same_image(full, &im), "drop_opaque_alpha kept the alpha but changed the pixels");
+    } else if (full) {
+        FUZZ_CHECK(im.c == full->c - 1 && (full->c == 2 || full->c == 4) && full->fmt == VKIMG_U8 &&
+                       im.fmt == VKIMG_U8 && im.w == full->w && im.h == full->h,
+                   "drop_opaque_alpha: %dx%d x%d %s from %dx%d x%d %s", im.w, im.h, im.c, vkimg_fmt_name(im.fmt),
+                   full->w, full->h, full->c, vkimg_fmt_name(full->fmt));
+        const unsigned char *a = full->data, *b = im.data;
+        const size_t n = (size_t)full->w * (size_t)full->h;
+        for (size_t i = 0; im.c == full->c - 1 && i < n; i++) {
+            FUZZ_CHECK(a[i * full->c + im.c] == 0xFF && !memcmp(a + i * full->c, b + i * im.c, (size_t)im.c),
+                       "drop_opaque_alpha: pixel %zu: alpha %u or colour differs", i, a[i * full->c + im.c]);
+        }
+    }
+    vkimg_image_free(&im);
+}
+
 static inline void fuzz_one_load(const uint8_t *data, size_t size)
 {
     vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS };
@@ -237,6 +269,7 @@ static inline void fuzz_one_load(const uint8_t *data, size_t size)
         FUZZ_CHECK(!im.data && !im.w && !im.h && !im.c, "an image left after an error");
     }
     fuzz_one_shrunk_load(data, size, rc == 0 ? &im : NULL);
+    fuzz_one_dropped_load(data, size, rc == 0 ? &im : NULL);
 
     /* the metadata, as vkimg_load_meta reads it from the same bytes */
     vkimg_meta m;

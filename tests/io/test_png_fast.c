@@ -7,6 +7,7 @@
  * (an image, stb_image's whenever stb reads the file as the decoder does, or a
  * clean error; run under ASan by scripts/setup --asan). No device. */
 #include "io/io_priv.h"
+#include "core/util.h"
 #include "io_util.h"
 #include "png_util.h"
 #include "t.h"
@@ -541,8 +542,106 @@ static void test_png_damage(void)
     CHECK(decoded > 0 && refused > 0, "mutations exercised both outcomes");
 }
 
+/* vkimg_load_opts.alloc for the drop test: 1 declines (the decoder's own memory,
+ * its rows copied out), 2 memory with a byte a row to spare (vki_image_owner.cap:
+ * the rows unfiltered in place in it), 3 memory without (copied into it). */
+typedef struct test_owner {
+    vki_image_owner base;
+    void *data;
+} test_owner;
+
+static void test_owner_release(vki_image_owner *o)
+{
+    free(((test_owner *)o)->data);
+    free(o);
+}
+
+static int test_alloc(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)
+{
+    const int mode = *(const int *)user;
+    if (mode == 1)
+        return 1;
+    *im = (vkimg_image){ .w = w, .h = h, .c = c, .fmt = fmt };
+    const size_t cap = vkimg_image_bytes(im) + (mode == 2 ? (size_t)h : 0);
+    test_owner *o = calloc(1, sizeof *o);
+    if (!o || !(o->data = malloc(cap))) {
+        free(o);
+        return vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
+    }
+    o->base = (vki_image_owner){ .release = test_owner_release, .cap = cap };
+    im->data = o->data;
+    im->priv = o;
+    return 0;
+}
+
+/* vkimg_load_opts.drop_opaque_alpha: an 8-bit RGBA or gray + alpha file (not
+ * interlaced) whose alpha is all 255 comes with one channel fewer, the colour
+ * samples of the file; one alpha of 254 anywhere (the first row, the last, the
+ * middle: the rows packed before it are put back) gives the file's image as
+ * without the option, as do 16-bit and interlaced files and VKIMG_DROP_ALPHA=0;
+ * through each of the decoder's three ways to its result (test_alloc). */
+static void test_png_drop_alpha(void)
+{
+    unsigned long long seed = 777;
+    static const int sizes[][2] = { { 1, 1 }, { 5, 1 }, { 1, 6 }, { 3, 7 }, { 13, 5 }, { 65, 4 }, { 257, 33 } };
+    char what[160];
+    for (int ct = 4; ct <= 6; ct += 2)
+        for (int depth = 8; depth <= 16; depth += 8)
+            for (int il = 0; il < 2; il++)
+                for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                    for (int spoil = 0; spoil < 4; spoil++)
+                        for (int mode = 0; mode < 4; mode++) {
+                            const int w = sizes[si][0], h = sizes[si][1], c = png_chans[ct], ss = depth / 8;
+                            const size_t px = (size_t)w * h, n = px * c * ss;
+                            unsigned char *raw = malloc(n);
+                            fill(raw, n, 0, &seed);
+                            for (size_t i = 0; i < px; i++)
+                                memset(raw + (i * c + c - 1) * ss, 0xFF, (size_t)ss);
+                            const size_t bad = spoil == 1 ? 0 : spoil == 2 ? px - 1 : px / 2;
+                            if (spoil) /* the first byte of the alpha: 254 (8-bit), 0xFEFF (16-bit) */
+                                raw[(bad * c + c - 1) * ss] = 0xFE;
+                            png_spec sp = { .w = w, .h = h, .depth = depth, .ctype = ct, .interlace = il, .raw = raw,
+                                            .filter = 5, .fseed = (int)si };
+                            size_t len;
+                            unsigned char *png = mk_png(&sp, &len);
+                            const int off = mode == 0 && si % 2; /* VKIMG_DROP_ALPHA=0 */
+                            snprintf(what, sizeof what, "drop: ctype %d depth %d%s %dx%d, %s, alloc mode %d%s", ct,
+                                     depth, il ? " interlaced" : "", w, h,
+                                     spoil ? (spoil == 1 ? "alpha 254 first" : spoil == 2 ? "alpha 254 last"
+                                                                                         : "alpha 254 in the middle")
+                                           : "opaque", mode, off ? ", VKIMG_DROP_ALPHA=0" : "");
+                            vkimg_load_opts lo = { .drop_opaque_alpha = true, .alloc = mode ? test_alloc : NULL,
+                                                   .user = &mode };
+                            vkimg_image im = { 0 };
+                            vkimg_err e;
+                            if (off)
+                                setenv("VKIMG_DROP_ALPHA", "0", 1);
+                            const int rc = vkimg_load_memory(png, len, "drop.png", &lo, &im, &e);
+                            unsetenv("VKIMG_DROP_ALPHA");
+                            CHECK(rc == 0, "%s: %s", what, e.msg);
+                            const bool drops = !spoil && depth == 8 && !il && !off;
+                            CHECK(rc || im.c == (drops ? c - 1 : c), "%s: %d channels, want %d", what, im.c,
+                                  drops ? c - 1 : c);
+                            if (!rc && im.c == (drops ? c - 1 : c)) {
+                                int eq = 1;
+                                for (size_t i = 0; i < px; i++)
+                                    for (int k = 0; k < im.c; k++) {
+                                        const unsigned char *p = raw + (i * c + k) * ss;
+                                        const unsigned want = ss == 1 ? p[0] : (unsigned)(p[0] << 8 | p[1]);
+                                        const size_t o = i * im.c + k;
+                                        eq &= (ss == 1 ? ((uint8_t *)im.data)[o] : ((uint16_t *)im.data)[o]) == want;
+                                    }
+                                CHECK(eq, "%s: samples differ from the file's", what);
+                            }
+                            vkimg_image_free(&im);
+                            free(png);
+                            free(raw);
+                            g_decoded++;
+                        }
+}
+
 int main(void)
 {
-    static void (*const tests[])(void) = { test_png_valid, test_png_invalid, test_png_damage };
-    return io_main("test_png_fast", tests, 3);
+    static void (*const tests[])(void) = { test_png_valid, test_png_invalid, test_png_damage, test_png_drop_alpha };
+    return io_main("test_png_fast", tests, 4);
 }

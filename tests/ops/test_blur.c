@@ -5,6 +5,7 @@
  * also checked to stay within 1% of the Gaussian (tolerances:
  * tests/lib/run_ref.h). */
 #include "blur_ref.h"
+#include "gray_ref.h"
 #include "gpu_harness.h"
 #include "run_ref.h"
 #include "t.h"
@@ -435,10 +436,102 @@ static void test_blur_opaque(vkimg_ctx *ctx)
     gh_log_tap = NULL;
 }
 
+/* p on in with o (alpha_unused as given); fails the test where the run does. */
+static vkimg_image run_opts(vkimg_ctx *ctx, const vkimg_pipeline *p, const char *text, const vkimg_image *in,
+                            bool alpha_unused)
+{
+    vkimg_run_opts o = { .out_fmt = VKIMG_U8, .alpha_unused = alpha_unused };
+    vkimg_image out = { 0 };
+    vkimg_err e;
+    gh_runs++;
+    CHECK(vkimg_run(ctx, p, in, &o, &out, &e) == 0, "'%s' %dx%d c=%d%s: vkimg_run failed: %s", text, in->w, in->h,
+          in->c, alpha_unused ? " (alpha unused)" : "", e.msg);
+    return out;
+}
+
+/* The caller keeps no alpha (vkimg_run_opts.alpha_unused, as for a JPEG file):
+ * on CPU devices an input whose alpha is all at its maximum is run without it
+ * where every op keeps it so (blur, gray, moves: vki_plan_may_drop_alpha). The
+ * result then has one channel fewer and is byte for byte the run of the image
+ * with its alpha stripped on the host, which is checked against the double
+ * references of the stripped image. Elsewhere (an alpha sample one below the
+ * maximum, an op that makes alpha of its own or resamples it, GPUs,
+ * VKIMG_DROP_ALPHA=0) the result is the one without alpha_unused, alpha and all. */
+static void test_blur_drop_alpha(vkimg_ctx *ctx)
+{
+    const bool cpu = gh_cpu_device(ctx);
+    static const struct { int w, h, c; vkimg_fmt fmt; int spoil; } cs[] = {
+        { 131, 67, 4, VKIMG_U8, 0 }, { 64, 40, 2, VKIMG_U8, 0 }, { 1, 1, 4, VKIMG_U8, 0 }, { 3, 1, 2, VKIMG_U8, 0 },
+        { 5, 1, 4, VKIMG_U8, 0 },    { 1, 7, 4, VKIMG_U8, 0 },  { 97, 61, 4, VKIMG_U16, 0 },
+        { 131, 67, 4, VKIMG_U8, 1 }, { 64, 40, 2, VKIMG_U8, 2 }, { 97, 61, 4, VKIMG_U16, 2 },
+    };
+    static const struct { const char *text; ref_step st[2]; int n; bool drops; } ps[] = {
+        { "blur=sigma=3:radius=9", { BLUR(3.0, 9) }, 1, true },
+        { "gray,blur=sigma=2", { GRAY(0), BLUR(2.0, -1) }, 2, true },
+        { "blur=sigma=2,blur=sigma=1", { BLUR(2.0, -1), BLUR(1.0, -1) }, 2, true },
+        { "flip,blur=1.5,transpose", { { 0 } }, 0, true },
+        { "blur=2,rotate=30", { { 0 } }, 0, false },
+        { "blur=1,resize=50%", { { 0 } }, 0, false },
+    };
+    for (size_t q = 0; q < sizeof ps / sizeof ps[0]; q++) {
+        vkimg_err e;
+        vkimg_pipeline *p = vkimg_pipeline_parse(ps[q].text, &e);
+        CHECK(p != NULL, "parse '%s': %s", ps[q].text, e.msg);
+        if (!p)
+            continue;
+        for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++)
+            for (int off = 0; off < 2; off++) {
+                const int c = cs[k].c;
+                const size_t n = (size_t)cs[k].w * cs[k].h, ss = vkimg_fmt_size(cs[k].fmt);
+                vkimg_image im = ref_random_image(cs[k].w, cs[k].h, c, cs[k].fmt, run_next_seed++), rgb;
+                CHECK(vkimg_image_alloc(&rgb, cs[k].w, cs[k].h, c - 1, cs[k].fmt, &e) == 0, "alloc: %s", e.msg);
+                unsigned char *d = im.data;
+                for (size_t i = 0; i < n; i++) {
+                    memset(d + (i * c + c - 1) * ss, 0xFF, ss);
+                    memcpy((unsigned char *)rgb.data + i * (c - 1) * ss, d + i * c * ss, (c - 1) * ss);
+                }
+                if (cs[k].spoil) /* one alpha sample one below the maximum: the first or the last */
+                    d[((cs[k].spoil == 1 ? 0 : n - 1) * c + c - 1) * ss] = 0xFE;
+                if (off)
+                    setenv("VKIMG_DROP_ALPHA", "0", 1);
+                vkimg_image got = run_opts(ctx, p, ps[q].text, &im, true);
+                unsetenv("VKIMG_DROP_ALPHA");
+                const bool drops = cpu && ps[q].drops && !cs[k].spoil && !off;
+                vkimg_image want = drops ? run_opts(ctx, p, ps[q].text, &rgb, false)
+                                         : run_opts(ctx, p, ps[q].text, &im, false);
+                const char *why = drops ? "the stripped image's run" : "the run keeping alpha";
+                if (got.data && want.data) {
+                    CHECK(got.c == want.c && got.w == want.w && got.h == want.h, "'%s' %dx%d c=%d %s%s%s: %dx%d c=%d, "
+                          "%s gives %dx%d c=%d", ps[q].text, cs[k].w, cs[k].h, c, vkimg_fmt_name(cs[k].fmt),
+                          cs[k].spoil ? ", one alpha below the maximum" : "", off ? ", VKIMG_DROP_ALPHA=0" : "", got.w,
+                          got.h, got.c, why, want.w, want.h, want.c);
+                    if (got.c == want.c && got.w == want.w && got.h == want.h)
+                        CHECK(!memcmp(got.data, want.data, vkimg_image_bytes(&got)), "'%s' %dx%d c=%d %s%s%s: "
+                              "bytes differ from %s", ps[q].text, cs[k].w, cs[k].h, c, vkimg_fmt_name(cs[k].fmt),
+                              cs[k].spoil ? ", one alpha below the maximum" : "", off ? ", VKIMG_DROP_ALPHA=0" : "", why);
+                }
+                if (drops && ps[q].n && got.data) { /* and the references of the stripped image */
+                    ref_img exp = ref_apply(&rgb, ps[q].st, ps[q].n);
+                    char what[160];
+                    snprintf(what, sizeof what, "'%s' %dx%d c=%d %s, alpha left behind", ps[q].text, cs[k].w, cs[k].h,
+                             c, vkimg_fmt_name(cs[k].fmt));
+                    run_check(G_BLUR, what, &got, &exp, -1);
+                    ref_img_free(&exp);
+                }
+                vkimg_image_free(&got);
+                vkimg_image_free(&want);
+                vkimg_image_free(&rgb);
+                ref_image_free(&im);
+            }
+        vkimg_pipeline_free(p);
+    }
+}
+
 int main(void)
 {
-    static const gh_suite suites[] = { { "blur", test_blur }, { "box", test_blur_box }, { "shapes", test_blur_shapes },
-                                       { "vec", test_blur_vec }, { "opaque", test_blur_opaque } };
+    static const gh_suite suites[] = { { "blur", test_blur },   { "box", test_blur_box },
+                                       { "shapes", test_blur_shapes }, { "vec", test_blur_vec },
+                                       { "opaque", test_blur_opaque }, { "drop_alpha", test_blur_drop_alpha } };
     run_next_seed = 153; /* any seed; this one gives the images of the former test_ops.c */
-    return gh_main("test_blur", suites, 5);
+    return gh_main("test_blur", suites, 6);
 }
