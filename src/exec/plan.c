@@ -225,10 +225,15 @@ bool vki_plan_looks_at_alpha(const vki_plan *pl)
     return false;
 }
 
-bool vki_plan_may_drop_alpha(const vki_plan *pl)
+static bool drop_alpha_off(void)
 {
     const char *ev = getenv("VKIMG_DROP_ALPHA");
-    return !(ev && !strcmp(ev, "0")) && vki_plan_looks_at_alpha(pl) && vkimg_pipeline_keeps_opaque(pl->p);
+    return ev && !strcmp(ev, "0");
+}
+
+bool vki_plan_may_drop_alpha(const vki_plan *pl)
+{
+    return !drop_alpha_off() && vki_plan_looks_at_alpha(pl) && vkimg_pipeline_keeps_opaque(pl->p);
 }
 
 int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
@@ -239,16 +244,22 @@ int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, i
     if (rc)
         return rc;
     vki_rec rec = { .gpu = g, .e = e, .dry = true };
-    rc = record_ops(&pl, &rec, NULL);
-    /* where the run will look at the input's alpha, the kernels of an opaque input
-     * too: it is not known yet (on CPU devices; an opaque RGBA photograph's run
-     * made them itself after decoding, about 60 ms of blur=3's); where it would
-     * then leave the alpha behind, those of the image without it instead */
-    if (!rc && alpha_unused && vki_plan_may_drop_alpha(&pl)) {
+    /* Pixels are not known here. Where the caller keeps no alpha and the pipeline
+     * keeps it opaque, the image may come without it (the PNG decoder leaves an
+     * opaque alpha out; on CPU devices the run does: vki_plan_may_drop_alpha):
+     * those kernels first (made first, so a run that wants them waits least), then
+     * the input's. Else, where the run will look at the input's alpha (CPU
+     * devices), the kernels of an opaque input too (an opaque RGBA photograph's
+     * run made them itself after decoding, about 60 ms of blur=3's). */
+    const bool without = alpha_unused && VKI_HAS_ALPHA(c) && !drop_alpha_off() && vkimg_pipeline_keeps_opaque(p);
+    if (without) {
         vki_plan rgb;
         if (!(rc = plan_init(g, p, w, h, c - 1, geo_w, geo_h, in_fmt, out_fmt, false, &rgb, e)))
             rc = record_ops(&rgb, &rec, NULL);
-    } else if (!rc && vki_plan_looks_at_alpha(&pl)) {
+    }
+    if (!rc)
+        rc = record_ops(&pl, &rec, NULL);
+    if (!rc && !without && vki_plan_looks_at_alpha(&pl)) {
         pl.opaque = true;
         rc = record_ops(&pl, &rec, NULL);
     }
