@@ -139,22 +139,91 @@ bool vki_alpha_opaque(const void *data, size_t bytes, int c, size_t ss)
     return true;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define VKI_DROP_SSSE3 1
+/* 8-bit RGBA without alpha: four pixels a shuffle, stored as 16 bytes of which the
+ * last 4 are the next store's (so it stops four pixels before the end: the stores
+ * stay inside dst, and in place they never reach bytes not yet read); the alpha
+ * bytes ANDed on the way where `opaque`. Returns the pixels done. */
+__attribute__((target("ssse3"))) static size_t drop_alpha_rgba_ssse3(unsigned char *d, const unsigned char *s,
+                                                                      size_t n, bool *opaque)
+{
+    const __m128i m = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    __m128i acc = _mm_set1_epi8(-1);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 4, s += 16, d += 12) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+        acc = _mm_and_si128(acc, v);
+        _mm_storeu_si128((__m128i *)(void *)d, _mm_shuffle_epi8(v, m));
+    }
+    if (opaque)
+        *opaque = (_mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_set1_epi8(-1))) & 0x8888) == 0x8888;
+    return i;
+}
+
+/* vki_alpha_back of 8-bit RGB: four pixels a shuffle from the end, each four read
+ * as 16 bytes from their 12 (the 4 after them unused: the next pixels', or past the
+ * packed ones inside the RGBA room); stores never reach a pixel not yet read.
+ * Returns the pixels left at the start. */
+__attribute__((target("ssse3"))) static size_t alpha_back_rgba_ssse3(unsigned char *p, size_t n)
+{
+    const __m128i m = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+    const __m128i a = _mm_set1_epi32((int)0xFF000000u);
+    size_t i = n;
+    for (; i >= 4; i -= 4) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 3 * (i - 4)));
+        _mm_storeu_si128((__m128i *)(void *)(p + 4 * (i - 4)), _mm_or_si128(_mm_shuffle_epi8(v, m), a));
+    }
+    return i;
+}
+#endif
+
 void vki_drop_alpha(void *dst, const void *src, size_t n, int c, size_t ss)
 {
     const unsigned char *s = src;
     unsigned char *d = dst;
     const size_t in_px = (size_t)c * ss, out_px = in_px - ss;
     size_t i = 0;
-    if (ss == 1 && c == 4)
-        for (; i + 4 <= n; i += 4, s += 16, d += 12) {
-            uint64_t a, b;
-            memcpy(&a, s, 8);
-            memcpy(&b, s + 8, 8);
-            const uint64_t lo = (a & 0xFFFFFFull) | ((a >> 8) & 0xFFFFFF000000ull) | (b << 48);
-            const uint32_t hi = (uint32_t)((b >> 16) & 0xFFu) | (uint32_t)((b >> 24) & 0xFFFFFF00u);
-            memcpy(d, &lo, 8);
-            memcpy(d + 8, &hi, 4);
-        }
+#ifdef VKI_DROP_SSSE3
+    if (ss == 1 && c == 4 && __builtin_cpu_supports("ssse3")) {
+        i = drop_alpha_rgba_ssse3(d, s, n, NULL);
+        s += 4 * i;
+        d += 3 * i;
+    }
+#endif
     for (; i < n; i++, s += in_px, d += out_px)
         memmove(d, s, out_px);
+}
+
+bool vki_drop_alpha_opaque(void *dst, const void *src, size_t n, int c)
+{
+    size_t i = 0;
+#ifdef VKI_DROP_SSSE3
+    if (c == 4 && __builtin_cpu_supports("ssse3")) {
+        bool opaque;
+        i = drop_alpha_rgba_ssse3(dst, src, n, &opaque);
+        if (!opaque)
+            return false;
+    }
+#endif
+    const unsigned char *s = (const unsigned char *)src + i * (size_t)c;
+    if (!vki_alpha_opaque(s, (n - i) * (size_t)c, c, 1))
+        return false;
+    vki_drop_alpha((unsigned char *)dst + i * (size_t)(c - 1), s, n - i, c, 1);
+    return true;
+}
+
+void vki_alpha_back(void *data, size_t n, int c)
+{
+    unsigned char *p = data;
+    const size_t k = (size_t)c - 1;
+#ifdef VKI_DROP_SSSE3
+    if (c == 4 && __builtin_cpu_supports("ssse3"))
+        n = alpha_back_rgba_ssse3(p, n);
+#endif
+    for (size_t i = n; i-- > 0;) {
+        memmove(p + i * (size_t)c, p + i * k, k);
+        p[i * (size_t)c + k] = 0xFF;
+    }
 }

@@ -49,6 +49,13 @@ bool vki_alpha_opaque(const void *data, size_t bytes, int c, size_t ss);
  * alpha, into dst (n * (c - 1) samples); dst may be src or before it (in place,
  * memory read before it is written; 8-bit RGBA goes four pixels at a time). */
 void vki_drop_alpha(void *dst, const void *src, size_t n, int c, size_t ss);
+/* vki_drop_alpha of n 8-bit pixels of c = 2 or 4 channels where their alpha is all
+ * 255 (checked in the same pass for RGBA): true; else false, and dst holds garbage
+ * (src is intact only where dst does not overlap it). */
+bool vki_drop_alpha_opaque(void *dst, const void *src, size_t n, int c);
+/* The other way, in place: n 8-bit pixels of c - 1 channels packed at data spread
+ * to c channels with alpha 255 (data has room for n * c bytes), from the last. */
+void vki_alpha_back(void *data, size_t n, int c);
 /* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + n). */
 void vki_advise_huge(void *p, size_t n);
 

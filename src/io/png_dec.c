@@ -354,6 +354,22 @@ static void expand_row(png_dec *d, unsigned char *dst, const unsigned char *src,
 
 #define png_fail(e, name, ...) vki_dec_fail(e, name, "PNG", __VA_ARGS__)
 
+/* The unfiltered row src (w pixels of c = 2 or 4 8-bit channels) without its alpha
+ * at to, where that alpha is all 255; else false with src intact. Packed rows go
+ * behind the unfiltered ones; where they would reach src (the first rows of an
+ * image unfiltered in place: `in_place`), the alpha is checked first, else in the
+ * same pass (vki_drop_alpha_opaque). */
+static bool pack_opaque_row(unsigned char *to, const unsigned char *src, size_t w, int c, bool in_place)
+{
+    const size_t n = w * (size_t)(c - 1);
+    if (!in_place || to + n <= src)
+        return vki_drop_alpha_opaque(to, src, w, c);
+    if (!vki_alpha_opaque(src, w * (size_t)c, c, 1))
+        return false;
+    vki_drop_alpha(to, src, w, c, 1);
+    return true;
+}
+
 static const char *chunk_name(uint32_t type, char buf[8])
 {
     for (int i = 0; i < 4; i++) {
@@ -695,18 +711,15 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
             }
             if (y > 0) {
                 const unsigned char *src = raw + (y - 1) * stride + 1;
-                if (dropping && !vki_alpha_opaque(src, outrow, d->out_c, 1)) {
-                    /* rows 0..y-2 back to their places with alpha, from the last pixel
-                     * (each pixel's new place is at or after its packed one, before row y-1) */
-                    for (size_t i = (y - 1) * d->w; i-- > 0;) {
-                        memmove(packed + i * d->out_c, packed + i * (d->out_c - 1), (size_t)d->out_c - 1);
-                        packed[i * d->out_c + d->out_c - 1] = 0xFF;
-                    }
+                if (dropping && !pack_opaque_row(packed + (y - 1) * droprow, src, d->w, d->out_c, direct)) {
+                    /* rows 0..y-2 back to their places with alpha (each pixel's new place is
+                     * at or after its packed one, before row y-1) */
+                    vki_alpha_back(packed, (y - 1) * d->w, d->out_c);
                     dropping = false;
                 }
                 if (dropping)
-                    vki_drop_alpha(packed + (y - 1) * droprow, src, d->w, d->out_c, 1);
-                else if (!direct)
+                    continue; /* packed */
+                if (!direct)
                     expand_row(d, img + (y - 1) * outrow, src, d->w);
                 else if (d->depth == 16)
                     copy_be16(raw + (y - 1) * outrow, src, outrow);
