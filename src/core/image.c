@@ -115,6 +115,12 @@ void vkimg_image_free(vkimg_image *im)
     memset(im, 0, sizeof *im);
 }
 
+bool vki_drop_alpha_on(void)
+{
+    const char *ev = getenv("VKIMG_DROP_ALPHA");
+    return !(ev && !strcmp(ev, "0"));
+}
+
 bool vki_alpha_opaque(const void *data, size_t bytes, int c, size_t ss)
 {
     const size_t n = bytes / 8;

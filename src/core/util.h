@@ -41,6 +41,9 @@ typedef struct vki_image_owner {
     size_t cap; /* bytes usable at the image's data (>= vkimg_image_bytes): room for a
                    decoder's filtered rows (vki_image_alloc_device's a byte a row more) */
 } vki_image_owner;
+/* Whether an opaque alpha the caller keeps no use for may be left out (by the PNG
+ * decoder, by a run on a CPU device): unless VKIMG_DROP_ALPHA=0. */
+bool vki_drop_alpha_on(void);
 /* Whether every alpha sample (the last of each pixel of c = 2 or 4 samples of ss =
  * 1 or 2 bytes) in the bytes at data is at its maximum: 64-bit words, whole pixels
  * each, then the rest pixel by pixel. */

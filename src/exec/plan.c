@@ -225,15 +225,9 @@ bool vki_plan_looks_at_alpha(const vki_plan *pl)
     return false;
 }
 
-static bool drop_alpha_off(void)
-{
-    const char *ev = getenv("VKIMG_DROP_ALPHA");
-    return ev && !strcmp(ev, "0");
-}
-
 bool vki_plan_may_drop_alpha(const vki_plan *pl)
 {
-    return !drop_alpha_off() && vki_plan_looks_at_alpha(pl) && vkimg_pipeline_keeps_opaque(pl->p);
+    return vki_drop_alpha_on() && vki_plan_looks_at_alpha(pl) && vkimg_pipeline_keeps_opaque(pl->p);
 }
 
 int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
@@ -251,7 +245,7 @@ int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, i
      * the input's. Else, where the run will look at the input's alpha (CPU
      * devices), the kernels of an opaque input too (an opaque RGBA photograph's
      * run made them itself after decoding, about 60 ms of blur=3's). */
-    const bool without = alpha_unused && VKI_HAS_ALPHA(c) && !drop_alpha_off() && vkimg_pipeline_keeps_opaque(p);
+    const bool without = alpha_unused && VKI_HAS_ALPHA(c) && vki_drop_alpha_on() && vkimg_pipeline_keeps_opaque(p);
     if (without) {
         vki_plan rgb;
         if (!(rc = plan_init(g, p, w, h, c - 1, geo_w, geo_h, in_fmt, out_fmt, false, &rgb, e)))

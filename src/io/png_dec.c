@@ -691,8 +691,7 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
     }
     /* the caller keeps no alpha: while every row's alpha is at the maximum, rows are
      * packed without it (outrow less a byte a pixel) */
-    const char *ev = getenv("VKIMG_DROP_ALPHA");
-    bool dropping = o && o->drop_opaque_alpha && !(ev && !strcmp(ev, "0")) && packs && d->depth == 8 &&
+    bool dropping = o && o->drop_opaque_alpha && vki_drop_alpha_on() && packs && d->depth == 8 &&
                     (d->out_c == 2 || d->out_c == 4);
     const size_t droprow = outrow - d->w;
     unsigned char *const packed = direct ? raw : img; /* where the rows go */
