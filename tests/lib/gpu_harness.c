@@ -13,7 +13,7 @@
 char cur_case[200] = "(context creation)";
 int gh_runs;
 int gh_verbose;
-int gh_pipelines;
+atomic_int gh_pipelines;
 void (*gh_log_tap)(vkimg_log_level lvl, const char *msg);
 static int nlogged;
 

@@ -12,6 +12,7 @@
 
 #include "vkimg/vkimg.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 typedef struct gh_suite {
@@ -36,8 +37,9 @@ extern int gh_verbose;
  * this function when a test sets it (e.g. to see which kernels a run created:
  * "pipeline NAME created in ..."); NULL by default. */
 extern void (*gh_log_tap)(vkimg_log_level lvl, const char *msg);
-/* Kernels (compute pipelines) the context has created so far. */
-extern int gh_pipelines;
+/* Kernels (compute pipelines) the context has created so far (atomic: vkimg_prepare
+ * creates them on several threads, each logging). */
+extern atomic_int gh_pipelines;
 /* Whether ctx's device is a CPU (lavapipe), whose choices some paths follow. */
 bool gh_cpu_device(const vkimg_ctx *ctx);
 
