@@ -38,6 +38,8 @@ typedef struct batch {
     job *jobs;
     int njobs;
     atomic_int next;
+    atomic_int busy; /* workers in a job: the cores left to a PNG encode are ncpu - busy + 1 */
+    int ncpu;
     const batch_cfg *cfg;
     bool progress;
     /* devices: created by the main thread while workers decode */
@@ -317,6 +319,7 @@ static void run_job(batch *b, job *j, int worker)
         goto fail;
     j->oc = dst[0].c;
     t = cli_now_ms();
+    so.threads = b->ncpu - atomic_load(&b->busy) + 1; /* the cores no other image has */
     rc = vkimg_pipeline_writes_levels(b->cfg->p) ? vkimg_save_levels(j->out, dst, n, &so, &e)
                                                  : vkimg_save(j->out, dst, &so, &e);
     cli_trace_span(b->trace, tid, "encode", "encode and write", t, cli_now_ms(), j->out);
@@ -560,7 +563,9 @@ static void *worker(void *arg)
             atomic_store(&b->on_since[wa->index], cli_now_ms());
             atomic_store(&b->on_job[wa->index], i + 1);
         }
+        atomic_fetch_add(&b->busy, 1);
         run_job(b, j, wa->index);
+        atomic_fetch_sub(&b->busy, 1);
         if (b->on_job)
             atomic_store(&b->on_job[wa->index], 0);
         if (j->status == 1)
@@ -613,6 +618,8 @@ int cli_batch_run(const batch_cfg *cfg, job *jobs, int njobs)
     for (int i = 0; i < njobs; i++)
         jobs[i].device = -1;
     b.t0 = cli_now_ms();
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    b.ncpu = ncpu > 0 ? (int)ncpu : 1;
 #ifdef __GLIBC__
     /* Every image allocates the same large buffers (decoded pixels, zlib
      * output, the result, encoder rows). Above glibc's mmap threshold (at most

@@ -207,6 +207,9 @@ typedef struct vkimg_save_opts {
                                 (each r | g << 8 | b << 16 | a << 24; e.g. vkimg_compare_palette();
                                 any other channels are ignored): PNG writes a palette image that
                                 reads back as RGBA, the other formats the RGBA pixels */
+    int threads; /* PNG: threads that may compress a large image (its bands of rows are
+                    fixed by its size, so the file is the same for any count);
+                    0 or 1: the calling thread only */
 } vkimg_save_opts;
 
 typedef enum vkimg_file_kind {

@@ -67,6 +67,11 @@ int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t
  * (PLTE, and tRNS with every entry's alpha for RGBA: it reads back as the same
  * RGBA pixels), unfiltered; other images as they would be without it. */
 #define VKI_PNG_PALETTE 1u
+/* Images of two bands or more of rows (vki_png_band_min) are compressed in bands, each a deflate stream
+ * of its own joined into one (the same file whatever the threads); this many
+ * threads (1..255, the calling one among them) make the bands. */
+#define VKI_PNG_THREADS(n) ((unsigned)(n) << 8)
+extern size_t vki_png_band_min; /* a band's least filtered bytes: 4 MiB (tests set it lower) */
 int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigned flags, unsigned char **out,
                       size_t *outlen, vkimg_err *e);
 /* An 8-bit image whose first channel is indices into pal (256 colours, r | g << 8 |
@@ -74,6 +79,13 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
  * so that it reads back as RGBA; rows unfiltered. */
 int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int level, size_t idat_max,
                            unsigned char **out, size_t *outlen, vkimg_err *e);
+
+/* Makes a raw deflate stream of n bytes that ends with its final block (as
+ * libdeflate writes them) go on: the block's BFINAL bit cleared and an empty
+ * stored block appended, to the byte (s must have room for n + 5 bytes). The
+ * stream is walked to find them; false (s unchanged) where it does not parse to
+ * its last byte. *newlen: the stream's new size. */
+bool vki_deflate_unfinal(unsigned char *s, size_t n, size_t *newlen);
 
 /* ---- decoders (see the top of this file for what they share) */
 

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <libdeflate.h>
+#include <pthread.h>
+#include <stdatomic.h>
 /* SSE2 on x86-64 (where SSE2 is always there) */
 #if defined(__SSE2__) && defined(__x86_64__)
 #define VKI_PNG_SSE2 1
@@ -232,42 +234,216 @@ static bool palette_rows(const vkimg_image *im, unsigned char *rows, uint32_t pa
     return true;
 }
 
+/* How the filtered rows are made: by the band's thread from the image (filter_row
+ * on each row), or before (rows != NULL in png_assemble's caller: palette images). */
+typedef struct {
+    const vkimg_image *im; /* NULL: the rows are filtered already */
+    size_t rowbytes, bpp;
+    bool is16;
+    unsigned char *tmp; /* filter_rows's 3 * rowbytes, for the calling thread */
+} png_filter;
+
+/* Filters rows [y0, y1) into filtered (row y at y * (rowbytes + 1)); tmp holds
+ * 3 * rowbytes bytes (16-bit rows made big-endian, a row of zeros). */
+static void filter_rows(const png_filter *f, size_t y0, size_t y1, unsigned char *filtered, unsigned char *tmp)
+{
+    const size_t rowbytes = f->rowbytes, stride = rowbytes + 1, n = rowbytes / (f->is16 ? 2 : 1);
+    unsigned char *zero = tmp + 2 * rowbytes;
+    memset(zero, 0, rowbytes);
+    const unsigned char *prev = zero;
+    for (size_t y = y0 == 0 ? 0 : y0 - 1; y < y1; y++) {
+        const unsigned char *cur;
+        if (f->is16) {
+            const uint16_t *src = (const uint16_t *)f->im->data + y * n;
+            unsigned char *dst = tmp + (y & 1) * rowbytes;
+            for (size_t i = 0; i < n; i++) {
+                dst[2 * i] = (unsigned char)(src[i] >> 8);
+                dst[2 * i + 1] = (unsigned char)(src[i] & 0xff);
+            }
+            cur = dst;
+        } else {
+            cur = (const unsigned char *)f->im->data + y * rowbytes;
+        }
+        if (y >= y0) /* (row y0 - 1 is only the one above) */
+            filter_row(cur, prev, rowbytes, f->bpp, filtered + y * stride);
+        prev = cur;
+    }
+}
+
+/* Large images are compressed in bands of rows, each a deflate stream of its own
+ * (joined by vki_deflate_unfinal), so that several threads can make them. The
+ * bands depend on the image alone, not on the threads: the same file whatever
+ * the machine. A band has at least vki_png_band_min filtered bytes, and there are at
+ * most PNG_BANDS_MAX. */
+#define PNG_BANDS_MAX 16
+size_t vki_png_band_min = (size_t)4 << 20;
+
+typedef struct {
+    const png_filter *f;
+    unsigned char *filtered;
+    size_t stride, h;
+    int level, nbands;
+    atomic_int next, failed;
+    unsigned char **z; /* each band's deflate stream */
+    size_t *zlen;
+    uint32_t *adler;
+} png_bands;
+
+static void *band_worker(void *arg)
+{
+    png_bands *pb = arg;
+    struct libdeflate_compressor *comp = libdeflate_alloc_compressor(pb->level);
+    unsigned char *tmp = pb->f->im ? malloc(3 * pb->f->rowbytes) : NULL;
+    if (!comp || (pb->f->im && !tmp))
+        atomic_store(&pb->failed, 1);
+    for (int k; !atomic_load(&pb->failed) && (k = atomic_fetch_add(&pb->next, 1)) < pb->nbands;) {
+        const size_t y0 = pb->h * (size_t)k / (size_t)pb->nbands, y1 = pb->h * (size_t)(k + 1) / (size_t)pb->nbands;
+        if (pb->f->im)
+            filter_rows(pb->f, y0, y1, pb->filtered, tmp);
+        const unsigned char *in = pb->filtered + y0 * pb->stride;
+        const size_t len = (y1 - y0) * pb->stride, cap = libdeflate_deflate_compress_bound(comp, len) + 8;
+        unsigned char *z = malloc(cap);
+        size_t zl = z ? libdeflate_deflate_compress(comp, in, len, z, cap - 8) : 0;
+        /* every band but the last goes on into the next */
+        if (!zl || (k + 1 < pb->nbands && !vki_deflate_unfinal(z, zl, &zl))) {
+            free(z);
+            atomic_store(&pb->failed, 1);
+            break;
+        }
+        pb->z[k] = z;
+        pb->zlen[k] = zl;
+        pb->adler[k] = libdeflate_adler32(1, in, len);
+    }
+    free(tmp);
+    libdeflate_free_compressor(comp);
+    return NULL;
+}
+
+/* The Adler-32 of two pieces' data from theirs (a: the first's, b: the second's of
+ * blen bytes). */
+static uint32_t adler32_join(uint32_t a, uint32_t b, size_t blen)
+{
+    const uint64_t m = 65521;
+    const uint64_t r = blen % m, a1 = a & 0xffff, a2 = a >> 16, b1 = b & 0xffff, b2 = b >> 16;
+    const uint64_t s1 = (a1 + b1 + m - 1) % m;
+    const uint64_t s2 = (a2 + b2 + r * a1 % m + m - r) % m;
+    return (uint32_t)(s2 << 16 | s1);
+}
+
+/* The zlib stream of the filtered rows, in bands on up to `threads` threads
+ * (the calling one among them); *z malloc()ed with `room` bytes free before
+ * the stream and room after it for the IDAT chunks' headers (of at most
+ * idat_max bytes) and IEND. 0 where the image is one band or something failed:
+ * the caller compresses it whole. */
+static size_t compress_bands(const png_filter *f, unsigned char *filtered, size_t stride, size_t h, int level,
+                             int threads, size_t room, size_t idat_max, unsigned char **z)
+{
+    const size_t rawlen = stride * h;
+    size_t nb = rawlen / (vki_png_band_min ? vki_png_band_min : 1);
+    if (nb > PNG_BANDS_MAX)
+        nb = PNG_BANDS_MAX;
+    if (nb > h)
+        nb = h;
+    *z = NULL;
+    if (nb < 2 || level == 0)
+        return 0;
+    png_bands pb = { .f = f, .filtered = filtered, .stride = stride, .h = h, .level = level, .nbands = (int)nb };
+    atomic_init(&pb.next, 0);
+    atomic_init(&pb.failed, 0);
+    pb.z = calloc(nb, sizeof *pb.z);
+    pb.zlen = calloc(nb, sizeof *pb.zlen);
+    pb.adler = calloc(nb, sizeof *pb.adler);
+    pthread_t tid[PNG_BANDS_MAX];
+    int started = 0;
+    if (pb.z && pb.zlen && pb.adler) {
+        for (; started + 1 < threads && started + 1 < (int)nb; started++)
+            if (pthread_create(&tid[started], NULL, band_worker, &pb))
+                break;
+        band_worker(&pb);
+    } else {
+        atomic_store(&pb.failed, 1);
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    size_t total = 0, n = 0;
+    if (!atomic_load(&pb.failed)) {
+        size_t zl = 2 + 4;
+        for (size_t k = 0; k < nb; k++)
+            zl += pb.zlen[k];
+        total = room + zl + 12 * (zl / idat_max + 1) + 12;
+        unsigned char *out = vki_malloc_big(total);
+        if (out) {
+            /* zlib header: deflate, 32K window, libdeflate's level hint */
+            const unsigned hint = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
+            unsigned hdr = 0x7800u | hint << 6;
+            hdr |= 31 - hdr % 31;
+            out[room] = (unsigned char)(hdr >> 8);
+            out[room + 1] = (unsigned char)hdr;
+            n = room + 2;
+            uint32_t adler = 1;
+            for (size_t k = 0; k < nb; k++) {
+                memcpy(out + n, pb.z[k], pb.zlen[k]);
+                n += pb.zlen[k];
+                const size_t y0 = h * k / nb, y1 = h * (k + 1) / nb;
+                adler = k ? adler32_join(adler, pb.adler[k], (y1 - y0) * stride) : pb.adler[k];
+            }
+            put32be(out + n, adler);
+            n += 4 - room;
+            *z = out;
+        }
+    }
+    for (size_t k = 0; pb.z && k < nb; k++)
+        free(pb.z[k]);
+    free(pb.z);
+    free(pb.zlen);
+    free(pb.adler);
+    return *z ? n : 0;
+}
+
 /* Compresses the filtered rows (freed as soon as they are compressed, *filtered
  * set to NULL) and writes the file: IHDR (w, h, depth, ctype), PLTE (and tRNS
  * with every entry's alpha where trns) for a palette, IDAT chunks of at most
  * idat_max bytes, IEND. */
-static int png_assemble(unsigned char **filtered, size_t rawlen, int level, size_t idat_max, uint32_t w, uint32_t h,
-                        int depth, int ctype, const uint32_t *pal, int npal, bool trns, unsigned char **out,
-                        size_t *outlen, vkimg_err *e)
+static int png_assemble(unsigned char **filtered, const png_filter *f, int threads, size_t stride, int level,
+                        size_t idat_max, uint32_t w, uint32_t h, int depth, int ctype, const uint32_t *pal, int npal,
+                        bool trns, unsigned char **out, size_t *outlen, vkimg_err *e)
 {
     int rc = 0;
     struct libdeflate_compressor *comp = NULL;
-    unsigned char *buf = NULL;
-    comp = libdeflate_alloc_compressor(level);
-    if (!comp) {
-        rc = vki_fail(e, VKIMG_E_RUNTIME, "png: cannot create a compressor (level %d)", level);
-        goto done;
-    }
-    const size_t bound = libdeflate_zlib_compress_bound(comp, rawlen);
-    const size_t maxchunks = bound / idat_max + 1;
+    unsigned char *buf = NULL, *zdata;
+    const size_t rawlen = stride * h;
     /* signature 8 + IHDR 25 (+ PLTE, tRNS) + IDAT headers/CRCs + data + IEND 12 */
     const size_t head = 8 + 25 + (npal ? 12 + 3 * (size_t)npal : 0) + (trns ? 12 + (size_t)npal : 0);
-    if (maxchunks > (SIZE_MAX - head - 12 - bound) / 12) {
-        rc = vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
-        goto done;
-    }
-    const size_t cap = head + 12 * maxchunks + bound + 12;
-    buf = vki_malloc_big(cap);
-    if (!buf) {
-        rc = vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", cap);
-        goto done;
-    }
-    /* compress straight into the place of the first IDAT's data */
-    unsigned char *zdata = buf + head + 8;
-    size_t zlen = libdeflate_zlib_compress(comp, *filtered, rawlen, zdata, cap - head - 8);
-    if (!zlen) {
-        rc = vki_fail(e, VKIMG_E_RUNTIME, "png: compression failed");
-        goto done;
+    size_t zlen = compress_bands(f, *filtered, stride, h, level, threads, head + 8, idat_max, &buf);
+    if (zlen) {
+        zdata = buf + head + 8;
+    } else {
+        if (f->im)
+            filter_rows(f, 0, h, *filtered, f->tmp);
+        comp = libdeflate_alloc_compressor(level);
+        if (!comp) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "png: cannot create a compressor (level %d)", level);
+            goto done;
+        }
+        const size_t bound = libdeflate_zlib_compress_bound(comp, rawlen);
+        const size_t maxchunks = bound / idat_max + 1;
+        if (maxchunks > (SIZE_MAX - head - 12 - bound) / 12) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "png: image too large");
+            goto done;
+        }
+        const size_t cap = head + 12 * maxchunks + bound + 12;
+        buf = vki_malloc_big(cap);
+        if (!buf) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", cap);
+            goto done;
+        }
+        /* compress straight into the place of the first IDAT's data */
+        zdata = buf + head + 8;
+        zlen = libdeflate_zlib_compress(comp, *filtered, rawlen, zdata, cap - head - 8);
+        if (!zlen) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "png: compression failed");
+            goto done;
+        }
     }
     free(*filtered);
     *filtered = NULL;
@@ -368,7 +544,8 @@ int vki_png_encode_indexed(const vkimg_image *im, const uint32_t pal[256], int l
         for (size_t x = 0; x < w; x++)
             o[1 + x] = remap[r[x * c]];
     }
-    rc = png_assemble(&filtered, rawlen, level, idat_max, (uint32_t)w, (uint32_t)h, 8, 3, pl, npal, true, out,
+    const png_filter f = { 0 }; /* the rows are made */
+    rc = png_assemble(&filtered, &f, 1, w + 1, level, idat_max, (uint32_t)w, (uint32_t)h, 8, 3, pl, npal, true, out,
                       outlen, e);
     free(filtered);
     return rc;
@@ -423,42 +600,18 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
     }
     if (!npal)
         filtered = vki_malloc_big(rawlen);
-    unsigned char *zero = calloc(1, rowbytes);
-    unsigned char *row16[2] = { NULL, NULL };
-    if (is16) {
-        row16[0] = malloc(rowbytes);
-        row16[1] = malloc(rowbytes);
-    }
-    if (!filtered || !zero || (is16 && (!row16[0] || !row16[1]))) {
+    png_filter f = { .im = npal ? NULL : im, .rowbytes = rowbytes, .bpp = bpp, .is16 = is16 };
+    f.tmp = npal ? NULL : malloc(3 * rowbytes);
+    if (!filtered || (!npal && !f.tmp)) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", rawlen);
         goto done;
     }
-
-    const unsigned char *prev = zero;
-    for (size_t y = 0; y < h && !npal; y++) {
-        const unsigned char *cur;
-        if (is16) {
-            const uint16_t *src = (const uint16_t *)im->data + y * w * (size_t)im->c;
-            unsigned char *dst = row16[y & 1];
-            for (size_t i = 0; i < w * (size_t)im->c; i++) {
-                dst[2 * i] = (unsigned char)(src[i] >> 8);
-                dst[2 * i + 1] = (unsigned char)(src[i] & 0xff);
-            }
-            cur = dst;
-        } else {
-            cur = (const unsigned char *)im->data + y * rowbytes;
-        }
-        filter_row(cur, prev, rowbytes, bpp, filtered + y * stride);
-        prev = cur;
-    }
-
-    rc = png_assemble(&filtered, rawlen, level, idat_max, (uint32_t)im->w, (uint32_t)im->h, is16 ? 16 : 8,
-                      npal ? 3 : ctype[im->c], pal, npal, npal && im->c == 4, out, outlen, e);
+    rc = png_assemble(&filtered, &f, (int)(flags >> 8 & 0xff), npal ? w + 1 : stride, level, idat_max,
+                      (uint32_t)im->w, (uint32_t)im->h, is16 ? 16 : 8, npal ? 3 : ctype[im->c], pal, npal,
+                      npal && im->c == 4, out, outlen, e);
 
 done:
     free(filtered);
-    free(zero);
-    free(row16[0]);
-    free(row16[1]);
+    free(f.tmp);
     return rc;
 }

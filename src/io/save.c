@@ -66,6 +66,14 @@ static int write_with_meta(const char *path, vkimg_file_kind k, unsigned char *b
     return rc;
 }
 
+static unsigned png_flags(const vkimg_save_opts *o)
+{
+    if (!o)
+        return 0;
+    const int threads = o->threads < 1 ? 1 : o->threads > 255 ? 255 : o->threads;
+    return (o->png_palette ? VKI_PNG_PALETTE : 0) | VKI_PNG_THREADS(threads);
+}
+
 int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o, vkimg_err *e)
 {
     if (!path || !*path)
@@ -123,7 +131,7 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         vkimg_err pe;
         if ((rc = o && o->palette && im->fmt == VKIMG_U8
                       ? vki_png_encode_indexed(im, o->palette, level, 0, &png, &n, &pe)
-                      : vki_png_encode_ex(im, level, 0, o && o->png_palette ? VKI_PNG_PALETTE : 0, &png, &n, &pe)))
+                      : vki_png_encode_ex(im, level, 0, png_flags(o), &png, &n, &pe)))
             return vki_fail(e, rc, "%s: %s", path, pe.msg);
         return write_with_meta(path, k, png, n, o ? o->meta : NULL, e);
     }

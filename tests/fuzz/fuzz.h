@@ -16,6 +16,7 @@
  *   fuzz_one_parse  vkimg_pipeline_parse; parse(describe(p)) describes as p; the
  *                   stage shapes (vki_pipeline_shape) of a few input sizes
  *   fuzz_one_png    an image made from the bytes, vki_png_encode_ex (8/16-bit,
+ *                   in bands of rows or one stream,
  *                   1..4 channels, level 0..12, split IDAT, with or without
  *                   metadata), decoded again: the same pixels and metadata */
 #ifndef VKIMG_FUZZ_H
@@ -433,9 +434,18 @@ static inline bool fuzz_one_png(const uint8_t *data, size_t size)
 
     unsigned char *png = NULL;
     size_t pnglen = 0;
-    int rc = vki_png_encode_ex(&im, level, idat_max, palette ? VKI_PNG_PALETTE : 0, &png, &pnglen, &e);
-    FUZZ_CHECK(rc == 0, "vki_png_encode_ex %dx%d x%d %s level %d%s: %s", w, h, c, wide ? "u16" : "u8", level,
-               palette ? " palette" : "", e.msg);
+    /* the bands of large images (deflate streams joined): bands of 64..4144
+     * bytes, on 1 or 2 threads, where the pixels' first byte is odd */
+    const size_t band_keep = vki_png_band_min;
+    const bool bands = nrest && (rest[0] & 1);
+    if (bands)
+        vki_png_band_min = 64 + (size_t)data[4] * 16;
+    int rc = vki_png_encode_ex(&im, level, idat_max,
+                               (palette ? VKI_PNG_PALETTE : 0) | VKI_PNG_THREADS(bands ? 1 + (data[2] >> 7) : 1), &png,
+                               &pnglen, &e);
+    vki_png_band_min = band_keep;
+    FUZZ_CHECK(rc == 0, "vki_png_encode_ex %dx%d x%d %s level %d%s%s: %s", w, h, c, wide ? "u16" : "u8", level,
+               palette ? " palette" : "", bands ? " in bands" : "", e.msg);
 
     vkimg_meta m = { .orientation = 1 };
     if (with_meta && nrest >= 8) {

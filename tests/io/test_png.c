@@ -8,6 +8,7 @@
 #include "t.h"
 #include "vkimg/vkimg.h"
 
+#include <libdeflate.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,8 +434,119 @@ static void test_indexed(void)
     remove(dir);
 }
 
+/* ---------------------------------------------------------------- bands */
+
+/* vki_deflate_unfinal on libdeflate's streams of every level and kind of data
+ * (stored, fixed and dynamic blocks): the pieces joined decompress to the data
+ * joined; streams cut short or changed are refused and left as they were. */
+static void test_deflate_join(void)
+{
+    enum { N = 3, LEN = 70000 };
+    unsigned char *data = malloc((size_t)N * LEN), *z = malloc((size_t)N * (LEN + 1000)),
+                  *back = malloc((size_t)N * LEN), *piece = malloc(LEN + 1000);
+    unsigned long long r = 12345;
+    for (int kind = 0; kind < 4; kind++)
+        for (int level = 0; level <= 12; level++) {
+            const size_t len[N] = { kind == 3 ? 1 : 5000 + 777 * (size_t)kind, LEN, 300 };
+            size_t at = 0, zn = 0;
+            for (int k = 0; k < N; k++) {
+                unsigned char *d = data + at;
+                for (size_t i = 0; i < len[k]; i++) {
+                    r = r * 6364136223846793005ull + 1442695040888963407ull;
+                    /* random bytes (stored blocks), text-like, runs, a single byte */
+                    d[i] = kind == 0 ? (unsigned char)(r >> 56)
+                         : kind == 1 ? (unsigned char)('a' + (r >> 60))
+                                     : (unsigned char)(i / 97 % 5 + (kind == 3 ? (r >> 63) : 0));
+                }
+                struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+                size_t n = libdeflate_deflate_compress(c, d, len[k], piece, LEN + 995);
+                libdeflate_free_compressor(c);
+                CHECK(n > 0, "compress kind %d level %d", kind, level);
+                size_t nn = n;
+                if (k + 1 < N) {
+                    unsigned char keep[16];
+                    /* cut short: refused, unchanged */
+                    memcpy(keep, piece, sizeof keep);
+                    size_t dummy = 0;
+                    CHECK(n < 2 || !vki_deflate_unfinal(piece, n - 1, &dummy), "a stream cut short was joined (kind %d level %d)", kind, level);
+                    CHECK(!memcmp(keep, piece, sizeof keep), "a refused stream was changed");
+                    CHECK(vki_deflate_unfinal(piece, n, &nn), "walk kind %d level %d (%zu bytes)", kind, level, n);
+                    CHECK(nn >= n + 4 && nn <= n + 5, "joined size %zu from %zu", nn, n);
+                }
+                memcpy(z + zn, piece, nn);
+                zn += nn;
+                at += len[k];
+            }
+            struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+            size_t got = 0;
+            int ok = libdeflate_deflate_decompress(d, z, zn, back, (size_t)N * LEN, &got) == LIBDEFLATE_SUCCESS;
+            libdeflate_free_decompressor(d);
+            CHECK(ok && got == at && !memcmp(back, data, at), "joined streams decode (kind %d level %d: %zu of %zu)",
+                  kind, level, got, at);
+        }
+    /* not deflate at all */
+    unsigned char junk[64];
+    memset(junk, 0xff, sizeof junk);
+    size_t dummy = 0;
+    CHECK(!vki_deflate_unfinal(junk, sizeof junk, &dummy), "0xff bytes taken for a stream");
+    free(data);
+    free(z);
+    free(back);
+    free(piece);
+}
+
+/* Images in bands (the least band made small): the same file whatever the
+ * threads, the samples and the heuristic's filters as in one stream. */
+static void test_bands(void)
+{
+    static const int sizes[][2] = { { 1, 1 }, { 1, 40 }, { 40, 1 }, { 37, 211 }, { 203, 64 }, { 5, 300 } };
+    const size_t keep = vki_png_band_min;
+    vkimg_err e;
+    unsigned char filters[512];
+    int nbanded = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int is16 = 0; is16 < 2; is16++)
+            for (int c = 1; c <= 4; c++)
+                for (int li = 0; li < 3; li++) {
+                    static const int levels[3] = { 1, 3, 12 };
+                    const int W = sizes[si][0], H = sizes[si][1], level = levels[li];
+                    vkimg_image im;
+                    make_image(&im, W, H, c, is16 ? VKIMG_U16 : VKIMG_U8, (int)(si + c) % 2, 900 + si * 10 + (size_t)c);
+                    unsigned char *one = NULL, *png[3] = { NULL, NULL, NULL };
+                    size_t n1 = 0, n[3] = { 0, 0, 0 };
+                    vki_png_band_min = (size_t)1 << 30;
+                    CHECK(vki_png_encode_ex(&im, level, 0, 0, &one, &n1, &e) == 0, "one stream: %s", e.msg);
+                    vki_png_band_min = 97 + (size_t)si * 31;
+                    for (int t = 0; t < 3; t++)
+                        CHECK(vki_png_encode_ex(&im, level, t == 2 ? 40 : 0, VKI_PNG_THREADS(t + 1), &png[t], &n[t], &e) == 0,
+                              "bands, %d threads: %s", t + 1, e.msg);
+                    CHECK(n[0] == n[1] && png[0] && png[1] && !memcmp(png[0], png[1], n[0]),
+                          "%dx%d c=%d %d-bit level %d: 1 and 2 threads wrote different files", W, H, c, is16 ? 16 : 8, level);
+                    nbanded += n[0] != n1 || memcmp(png[0], one, n1);
+                    int w1, h1, d1, t1, i1, w2, h2, d2, t2, i2;
+                    unsigned char f1[512];
+                    unsigned char *r1 = png_parse(one, n1, &w1, &h1, &d1, &t1, f1, 512, &i1);
+                    for (int t = 0; t < 3; t += 2) {
+                        unsigned char *r2 = png[t] ? png_parse(png[t], n[t], &w2, &h2, &d2, &t2, filters, 512, &i2) : NULL;
+                        const size_t bytes = (size_t)W * H * c * (is16 ? 2 : 1);
+                        CHECK(r1 && r2 && w2 == W && h2 == H && !memcmp(r1, r2, bytes) && !memcmp(f1, filters, (size_t)H),
+                              "%dx%d c=%d %d-bit level %d (%d threads): the bands decode differently", W, H, c,
+                              is16 ? 16 : 8, level, t + 1);
+                        free(r2);
+                    }
+                    free(r1);
+                    free(one);
+                    for (int t = 0; t < 3; t++)
+                        free(png[t]);
+                    vkimg_image_free(&im);
+                }
+    vki_png_band_min = keep;
+    CHECK(nbanded > 50, "only %d images were written in bands", nbanded);
+}
+
 int main(void)
 {
-    static void (*const tests[])(void) = { test_png_stream, test_roundtrip_png, test_palette, test_indexed };
-    return io_main("test_png", tests, 4);
+    static void (*const tests[])(void) = { test_png_stream, test_roundtrip_png, test_palette, test_indexed,
+                                           test_deflate_join, test_bands };
+    return io_main("test_png", tests, 6);
 }
