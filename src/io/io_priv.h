@@ -173,6 +173,12 @@ int vki_decoded_alloc_opts(const vkimg_load_opts *o, vkimg_image *out, uint32_t 
  * quality 90 and 4:4:4 from 90 up. At most 65535x65535. *out is malloc()ed. Errors
  * name no file: the caller adds the path. */
 int vki_jpeg_encode(const vkimg_image *im, int quality, unsigned char **out, size_t *outlen, vkimg_err *e);
+/* The same on up to `threads` threads: an image of two bands (vki_jpeg_band_min
+ * bytes of pixels each) or more is encoded in bands of MCU rows joined by restart
+ * markers; the same pixels as one stream, and the same file for any thread count. */
+int vki_jpeg_encode_ex(const vkimg_image *im, int quality, int threads, unsigned char **out, size_t *outlen,
+                       vkimg_err *e);
+extern size_t vki_jpeg_band_min; /* 4 MiB (tests set it lower) */
 /* Entropy-codes a coded image (im->coded from vki_jpeg_coded_layout, its
  * coefficients filled by the device) into a JPEG file in *out (malloc()ed). */
 int vki_jpeg_encode_coded(const vkimg_image *im, unsigned char **out, size_t *outlen, vkimg_err *e);

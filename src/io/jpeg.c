@@ -46,6 +46,8 @@
 #include "core/util.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -518,7 +520,175 @@ done:
     return rc;
 }
 
+/* ---------------------------------------------------------------- bands */
+
+/* Large images are encoded in bands of MCU rows, each by TurboJPEG as a JPEG
+ * of its own, on several threads, and joined into one file: band k's
+ * entropy-coded data is restart interval k (a DRI segment says how many MCUs a
+ * band has; an RSTn marker between bands resets the DC predictions and byte-
+ * aligns, as a decoder expects). The coefficients are those of the whole image
+ * encoded at once (the bands are whole MCU rows; the chroma of a 4:2:0 MCU lies
+ * inside it), so the file decodes to the same pixels. The bands depend on the
+ * image alone: the same file for any thread count. */
+size_t vki_jpeg_band_min = (size_t)4 << 20;
+#define JPEG_BANDS_MAX 16
+
+typedef struct {
+    const unsigned char *src;
+    int w, h, pitch, pf, subsamp, quality;
+    int band_rows, nbands; /* pixel rows a band (a multiple of the MCU's) */
+    atomic_int next, failed;
+    unsigned char **jb;
+    unsigned long *jn;
+} jpeg_bands;
+
+static void *jpeg_band_worker(void *arg)
+{
+    jpeg_bands *jb = arg;
+    tjhandle h = tjInitCompress();
+    if (!h)
+        atomic_store(&jb->failed, 1);
+    for (int k; !atomic_load(&jb->failed) && (k = atomic_fetch_add(&jb->next, 1)) < jb->nbands;) {
+        const int y0 = k * jb->band_rows, rows = jb->h - y0 < jb->band_rows ? jb->h - y0 : jb->band_rows;
+        unsigned long cap = tjBufSize(jb->w, rows, jb->subsamp), n = cap;
+        unsigned char *buf = cap == (unsigned long)-1 ? NULL : malloc(cap), *b = buf;
+        if (!buf || tjCompress2(h, jb->src + (size_t)y0 * (size_t)jb->pitch, jb->w, jb->pitch, rows, jb->pf, &b, &n,
+                                jb->subsamp, jb->quality, TJFLAG_NOREALLOC) ||
+            b != buf) {
+            free(buf);
+            atomic_store(&jb->failed, 1);
+            break;
+        }
+        jb->jb[k] = buf;
+        jb->jn[k] = n;
+    }
+    if (h)
+        tjDestroy(h);
+    return NULL;
+}
+
+/* Where a TurboJPEG file's entropy-coded data begins (after its SOS segment),
+ * and its SOF0 segment's offset; 0 where it is not laid out as expected. */
+static size_t scan_start(const unsigned char *j, size_t n, size_t *sof)
+{
+    size_t at = 2;
+    *sof = 0;
+    if (n < 4 || j[0] != 0xff || j[1] != 0xd8)
+        return 0;
+    while (at + 4 <= n && j[at] == 0xff) {
+        const unsigned m = j[at + 1], len = (unsigned)j[at + 2] << 8 | j[at + 3];
+        if (len < 2 || at + 2 + len > n)
+            return 0;
+        if (m == 0xc0)
+            *sof = at;
+        if (m == 0xda)
+            return *sof && len >= 8 ? at + 2 + len : 0;
+        if (m == 0xdd || (m >= 0xc1 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc))
+            return 0; /* restarts or another kind of frame: not what the join expects */
+        at += 2 + len;
+    }
+    return 0;
+}
+
+/* The bands joined (see above); 0 where they are not as expected. */
+static size_t join_bands(const jpeg_bands *jb, int mcus_a_band, unsigned char **out)
+{
+    size_t sof = 0, sos = 0, total = 6 + 2;
+    const size_t data0 = scan_start(jb->jb[0], jb->jn[0], &sof);
+    if (!data0)
+        return 0;
+    for (size_t i = data0; i-- > 0;)
+        if (jb->jb[0][i] == 0xff && jb->jb[0][i + 1] == 0xda) {
+            sos = i;
+            break;
+        }
+    for (int k = 0; k < jb->nbands; k++) {
+        const unsigned char *j = jb->jb[k];
+        const size_t n = jb->jn[k];
+        size_t sk = 0;
+        /* the same headers but the SOF's height (sof + 5); the data ends with EOI */
+        if (scan_start(j, n, &sk) != data0 || sk != sof || memcmp(j, jb->jb[0], sof + 5) ||
+            memcmp(j + sof + 7, jb->jb[0] + sof + 7, data0 - sof - 7) || n < data0 + 2 || j[n - 2] != 0xff ||
+            j[n - 1] != 0xd9)
+            return 0;
+        total += n - data0 - 2 + 2;
+    }
+    total += data0;
+    unsigned char *o = vki_malloc_big(total);
+    if (!o)
+        return 0;
+    size_t at = sos;
+    memcpy(o, jb->jb[0], sos);
+    o[sof + 5] = (unsigned char)(jb->h >> 8);
+    o[sof + 6] = (unsigned char)jb->h;
+    const unsigned char dri[6] = { 0xff, 0xdd, 0, 4, (unsigned char)(mcus_a_band >> 8), (unsigned char)mcus_a_band };
+    memcpy(o + at, dri, 6);
+    at += 6;
+    memcpy(o + at, jb->jb[0] + sos, data0 - sos);
+    at += data0 - sos;
+    for (int k = 0; k < jb->nbands; k++) {
+        const size_t len = jb->jn[k] - data0 - 2;
+        memcpy(o + at, jb->jb[k] + data0, len);
+        at += len;
+        o[at++] = 0xff;
+        o[at++] = (unsigned char)(k + 1 < jb->nbands ? 0xd0 + (k & 7) : 0xd9);
+    }
+    *out = o;
+    return at;
+}
+
+/* The image in bands on up to `threads` threads (the calling one among them):
+ * 0 where it is one band or the bands could not be made (the caller encodes it
+ * whole). */
+static size_t encode_bands(const unsigned char *src, int w, int h, int pitch, int pf, int subsamp, int quality,
+                           int threads, unsigned char **out)
+{
+    const int mcu = subsamp == TJSAMP_420 ? 16 : 8, mcus_row = (w + mcu - 1) / mcu, mcu_rows = (h + mcu - 1) / mcu;
+    const size_t bytes = (size_t)pitch * (size_t)h;
+    size_t nb = bytes / (vki_jpeg_band_min ? vki_jpeg_band_min : 1);
+    if (nb > JPEG_BANDS_MAX)
+        nb = JPEG_BANDS_MAX;
+    *out = NULL;
+    if (nb < 2 || mcu_rows < 2)
+        return 0;
+    int rows = (int)((mcu_rows + nb - 1) / nb); /* MCU rows a band */
+    if (rows * mcus_row > 65535) /* DRI's interval is 16-bit */
+        rows = 65535 / mcus_row;
+    jpeg_bands jb = { .src = src, .w = w, .h = h, .pitch = pitch, .pf = pf, .subsamp = subsamp, .quality = quality,
+                      .band_rows = rows * mcu, .nbands = (mcu_rows + rows - 1) / rows };
+    if (jb.nbands < 2)
+        return 0;
+    atomic_init(&jb.next, 0);
+    atomic_init(&jb.failed, 0);
+    jb.jb = calloc((size_t)jb.nbands, sizeof *jb.jb);
+    jb.jn = calloc((size_t)jb.nbands, sizeof *jb.jn);
+    pthread_t tid[JPEG_BANDS_MAX];
+    int started = 0;
+    if (jb.jb && jb.jn) {
+        for (; started + 1 < threads && started + 1 < jb.nbands && started < JPEG_BANDS_MAX; started++)
+            if (pthread_create(&tid[started], NULL, jpeg_band_worker, &jb))
+                break;
+        jpeg_band_worker(&jb);
+    } else {
+        atomic_store(&jb.failed, 1);
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    size_t n = atomic_load(&jb.failed) ? 0 : join_bands(&jb, rows * mcus_row, out);
+    for (int k = 0; jb.jb && k < jb.nbands; k++)
+        free(jb.jb[k]);
+    free(jb.jb);
+    free(jb.jn);
+    return n;
+}
+
 int vki_jpeg_encode(const vkimg_image *im, int quality, unsigned char **out, size_t *outlen, vkimg_err *e)
+{
+    return vki_jpeg_encode_ex(im, quality, 1, out, outlen, e);
+}
+
+int vki_jpeg_encode_ex(const vkimg_image *im, int quality, int threads, unsigned char **out, size_t *outlen,
+                       vkimg_err *e)
 {
     if (!out || !outlen)
         return vki_fail(e, VKIMG_E_RUNTIME, "jpeg: NULL output");
@@ -550,6 +720,13 @@ int vki_jpeg_encode(const vkimg_image *im, int quality, unsigned char **out, siz
         src = tmp;
     }
     const int pitch = im->w * (im->c == 2 ? 1 : im->c); /* <= 65535 * 4 */
+    size_t nbanded = encode_bands(src, im->w, im->h, pitch, pf[im->c], subsamp, quality, threads, &buf);
+    if (nbanded) {
+        *out = buf;
+        *outlen = nbanded;
+        buf = NULL;
+        goto done;
+    }
     const unsigned long cap = tjBufSize(im->w, im->h, subsamp);
     if (cap == (unsigned long)-1) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "jpeg: image too large (%dx%d)", im->w, im->h);

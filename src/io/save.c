@@ -151,7 +151,7 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         unsigned char *jpg;
         size_t n;
         vkimg_err je;
-        if ((rc = vki_jpeg_encode(im, quality, &jpg, &n, &je)))
+        if ((rc = vki_jpeg_encode_ex(im, quality, o ? o->threads : 1, &jpg, &n, &je)))
             return vki_fail(e, rc, "%s: %s", path, je.msg);
         return write_with_meta(path, k, jpg, n, o ? o->meta : NULL, e);
     }

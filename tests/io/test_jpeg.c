@@ -225,8 +225,69 @@ static void test_jpeg(void)
     vkimg_image_free(&im);
 }
 
+/* Images in bands (the least band made small): the same file on 1, 2 and 3
+ * threads, restart markers in it, and the same pixels as the file encoded at
+ * once (TurboJPEG and stb_image decode both). */
+static void test_bands(void)
+{
+    static const int sizes[][2] = { { 1, 1 }, { 1, 40 }, { 40, 1 }, { 37, 211 }, { 203, 64 }, { 5, 300 }, { 64, 33 } };
+    const size_t keep = vki_jpeg_band_min;
+    vkimg_err e;
+    int nbanded = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int c = 1; c <= 4; c++)
+            for (int q = 0; q < 2; q++) {
+                const int W = sizes[si][0], H = sizes[si][1], quality = q ? 95 : 75; /* 4:4:4, 4:2:0 */
+                vkimg_image im;
+                make_image(&im, W, H, c, VKIMG_U8, (int)(si + c) % 2, 700 + si * 10 + (size_t)c);
+                unsigned char *one = NULL, *j[3] = { NULL, NULL, NULL };
+                size_t n1 = 0, n[3] = { 0, 0, 0 };
+                vki_jpeg_band_min = (size_t)1 << 30;
+                CHECK(vki_jpeg_encode_ex(&im, quality, 1, &one, &n1, &e) == 0, "one stream: %s", e.msg);
+                vki_jpeg_band_min = 150 + (size_t)si * 53;
+                for (int t = 0; t < 3; t++)
+                    CHECK(vki_jpeg_encode_ex(&im, quality, t + 1, &j[t], &n[t], &e) == 0, "bands, %d threads: %s",
+                          t + 1, e.msg);
+                vki_jpeg_band_min = keep;
+                CHECK(j[0] && j[1] && j[2] && n[0] == n[1] && n[0] == n[2] && !memcmp(j[0], j[1], n[0]) &&
+                          !memcmp(j[0], j[2], n[0]),
+                      "%dx%d c=%d q%d: 1, 2 and 3 threads wrote different files", W, H, c, quality);
+                bool banded = n[0] != n1 || memcmp(j[0], one, n1);
+                nbanded += banded;
+                int dri = 0, rst = 0;
+                for (size_t i = 0; j[0] && i + 1 < n[0]; i++) {
+                    dri += j[0][i] == 0xff && j[0][i + 1] == 0xdd;
+                    rst += j[0][i] == 0xff && j[0][i + 1] >= 0xd0 && j[0][i + 1] <= 0xd7;
+                }
+                CHECK(banded ? dri == 1 && rst >= 1 : dri == 0 && rst == 0, "%dx%d c=%d: %d DRI, %d RST (banded: %d)",
+                      W, H, c, dri, rst, banded);
+                vkimg_image a, b;
+                int ra = vkimg_load_memory(one, n1, "one.jpg", NULL, &a, &e);
+                int rb = j[0] ? vkimg_load_memory(j[0], n[0], "bands.jpg", NULL, &b, &e) : 1;
+                CHECK(!ra && !rb && a.w == b.w && a.h == b.h && a.c == b.c &&
+                          !memcmp(a.data, b.data, vkimg_image_bytes(&a)),
+                      "%dx%d c=%d q%d: the bands decode to other pixels", W, H, c, quality);
+                int sw, sh, sc, tw, th, tc;
+                unsigned char *s1 = stbi_load_from_memory(one, (int)n1, &sw, &sh, &sc, 0);
+                unsigned char *s2 = j[0] ? stbi_load_from_memory(j[0], (int)n[0], &tw, &th, &tc, 0) : NULL;
+                CHECK(s1 && s2 && sw == tw && sh == th && sc == tc && !memcmp(s1, s2, (size_t)sw * sh * sc),
+                      "%dx%d c=%d q%d: stb_image decodes the bands otherwise", W, H, c, quality);
+                stbi_image_free(s1);
+                stbi_image_free(s2);
+                if (!ra)
+                    vkimg_image_free(&a);
+                if (!rb)
+                    vkimg_image_free(&b);
+                free(one);
+                for (int t = 0; t < 3; t++)
+                    free(j[t]);
+                vkimg_image_free(&im);
+            }
+    CHECK(nbanded >= 20, "only %d images were written in bands", nbanded);
+}
+
 int main(void)
 {
-    static void (*const tests[])(void) = { test_jpeg };
-    return io_main("test_jpeg", tests, 1);
+    static void (*const tests[])(void) = { test_jpeg, test_bands };
+    return io_main("test_jpeg", tests, 2);
 }
