@@ -138,7 +138,8 @@ static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4, 
 static bool walk_codes(bits *b, const huff *lit, const huff *dist)
 {
     for (;;) {
-        refill(b);
+        if (b->cnt < 48) /* a length and distance take at most 48 bits */
+            refill(b);
         int s = decode(b, lit);
         if (s < 256) {
             if (s < 0 || b->over > 8) /* (zeros past the end may read as literals) */
