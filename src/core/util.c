@@ -1,5 +1,6 @@
 #include "core/util.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -115,6 +116,18 @@ void *vki_malloc_big(size_t n)
         return NULL;
     vki_advise_huge(p, n);
     return p;
+}
+
+void vki_run_threads(void *(*fn)(void *), void *arg, int threads)
+{
+    pthread_t tid[63];
+    int started = 0;
+    for (; started + 1 < threads && started < 63; started++)
+        if (pthread_create(&tid[started], NULL, fn, arg))
+            break;
+    fn(arg);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
 }
 
 void *vki_calloc_big(size_t n)

@@ -46,7 +46,6 @@
 #include "core/util.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -662,18 +661,10 @@ static size_t encode_bands(const unsigned char *src, int w, int h, int pitch, in
     atomic_init(&jb.failed, 0);
     jb.jb = calloc((size_t)jb.nbands, sizeof *jb.jb);
     jb.jn = calloc((size_t)jb.nbands, sizeof *jb.jn);
-    pthread_t tid[JPEG_BANDS_MAX];
-    int started = 0;
-    if (jb.jb && jb.jn) {
-        for (; started + 1 < threads && started + 1 < jb.nbands && started < JPEG_BANDS_MAX; started++)
-            if (pthread_create(&tid[started], NULL, jpeg_band_worker, &jb))
-                break;
-        jpeg_band_worker(&jb);
-    } else {
+    if (jb.jb && jb.jn)
+        vki_run_threads(jpeg_band_worker, &jb, threads < jb.nbands ? threads : jb.nbands);
+    else
         atomic_store(&jb.failed, 1);
-    }
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
     size_t n = atomic_load(&jb.failed) ? 0 : join_bands(&jb, rows * mcus_row, out);
     for (int k = 0; jb.jb && k < jb.nbands; k++)
         free(jb.jb[k]);

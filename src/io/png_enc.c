@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include <libdeflate.h>
-#include <pthread.h>
 #include <stdatomic.h>
 /* SSE2 on x86-64 (where SSE2 is always there) */
 #if defined(__SSE2__) && defined(__x86_64__)
@@ -353,18 +352,10 @@ static size_t compress_bands(const png_filter *f, unsigned char *filtered, size_
     pb.z = calloc(nb, sizeof *pb.z);
     pb.zlen = calloc(nb, sizeof *pb.zlen);
     pb.adler = calloc(nb, sizeof *pb.adler);
-    pthread_t tid[PNG_BANDS_MAX];
-    int started = 0;
-    if (pb.z && pb.zlen && pb.adler) {
-        for (; started + 1 < threads && started + 1 < (int)nb; started++)
-            if (pthread_create(&tid[started], NULL, band_worker, &pb))
-                break;
-        band_worker(&pb);
-    } else {
+    if (pb.z && pb.zlen && pb.adler)
+        vki_run_threads(band_worker, &pb, threads < (int)nb ? threads : (int)nb);
+    else
         atomic_store(&pb.failed, 1);
-    }
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
     size_t total = 0, n = 0;
     if (!atomic_load(&pb.failed)) {
         size_t zl = 2 + 4;
