@@ -57,7 +57,7 @@ int vki_write_atomic_v(const char *path, const vki_span *parts, int nparts, vkim
 
 /* Encodes an U8 or U16 image (1-4 channels: gray, gray+alpha, RGB, RGBA) as an 8- or
  * 16-bit PNG (16-bit samples are written big-endian, as PNG requires) compressed
- * with libdeflate at level 0..12 (-1 = 6). Each row gets the filter (none, sub, up,
+ * with libdeflate at level 0..12 (-1 = VKIMG_PNG_LEVEL_DEFAULT). Each row gets the filter (none, sub, up,
  * average, paeth) with the smallest sum of absolute signed bytes. *out is malloc()ed
  * (free() it). Errors name no file: the caller adds the path. Bad level: VKIMG_E_USAGE. */
 int vki_png_encode(const vkimg_image *im, int level, unsigned char **out, size_t *outlen, vkimg_err *e);

@@ -391,10 +391,12 @@ static size_t compress_bands(const png_filter *f, unsigned char *filtered, size_
     return *z ? n : 0;
 }
 
-/* Compresses the filtered rows (freed as soon as they are compressed, *filtered
- * set to NULL) and writes the file: IHDR (w, h, depth, ctype), PLTE (and tRNS
- * with every entry's alpha where trns) for a palette, IDAT chunks of at most
- * idat_max bytes, IEND. */
+/* Compresses the rows of *filtered (h rows of stride bytes; filtered here from
+ * f->im where it is set, else made by the caller), in bands on up to `threads`
+ * threads where the image is large (compress_bands), and writes the file: IHDR
+ * (w, h, depth, ctype), PLTE (and tRNS with every entry's alpha where trns) for
+ * a palette, IDAT chunks of at most idat_max bytes, IEND. *filtered is freed as
+ * soon as it is compressed (set to NULL). */
 static int png_assemble(unsigned char **filtered, const png_filter *f, int threads, size_t stride, int level,
                         size_t idat_max, uint32_t w, uint32_t h, int depth, int ctype, const uint32_t *pal, int npal,
                         bool trns, unsigned char **out, size_t *outlen, vkimg_err *e)
