@@ -234,21 +234,28 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_common *common,
                 return rc;
             continue;
         }
+        /* a short flag given more than once in one word ("-vv": -v -v) */
+        int times = 1;
+        char one[3] = { '-', a[1], 0 };
+        if (a[1] != '-' && a[2] && strspn(a + 1, one + 1) == strlen(a + 1)) {
+            times = (int)strlen(a + 1);
+            a = one;
+        }
         bool is_common = false;
         const cli_opt *o = find_opt(cmd->opts, cmd->nopts, a);
         if (!o && cmd->common && (o = find_opt(cli_common_opts, cli_ncommon_opts, a)))
             is_common = true;
-        if (!o)
-            return cli_error(usage_exit, "%s%sunknown option '%s' (%s)", who ? who : "", who ? ": " : "", a, see);
+        if (!o || (times > 1 && o->kind != CLI_FLAG))
+            return cli_error(usage_exit, "%s%sunknown option '%s' (%s)", who ? who : "", who ? ": " : "", argv[i], see);
         if (o->kind != CLI_FLAG) {
             if (i + 1 >= argc)
                 return cli_error(usage_exit, "%s%s%s needs a value (%s)", who ? who : "", who ? ": " : "", a, see);
             if ((rc = parse_value(cmd, o, argv[++i], usage_exit, &v)))
                 return rc;
         }
-        rc = is_common ? common_set(common, o->id, &v) : fn(user, o->id, &v);
-        if (rc)
-            return rc;
+        for (int t = 0; t < times; t++)
+            if ((rc = is_common ? common_set(common, o->id, &v) : fn(user, o->id, &v)))
+                return rc;
     }
     return 0;
 }

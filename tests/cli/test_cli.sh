@@ -187,8 +187,9 @@ run "$VK" -i "$IN" -o o/prep.png -f "$P" -v -v
 expect_rc "-v -v" 0
 check "the kernels are created ahead of the run (-v -v says 'prepare: ')" has "$T/stderr" "prepare: "
 check "the same bytes with the kernels made ahead" cmp -s o/prep.png o/land.png
-VKIMG_PREPARE=0 run "$VK" -i "$IN" -o o/noprep.png -f "$P" -v -v
-expect_rc "VKIMG_PREPARE=0" 0
+VKIMG_PREPARE=0 run "$VK" -i "$IN" -o o/noprep.png -f "$P" -vv
+expect_rc "VKIMG_PREPARE=0 (-vv as -v -v)" 0
+check "-vv: as verbose as -v -v (the memory it allocates)" has "$T/stderr" "memory allocated"
 check "VKIMG_PREPARE=0: nothing made ahead" bash -c '! grep -qF "prepare: " "$1"' _ "$T/stderr"
 check "VKIMG_PREPARE=0: the same bytes" cmp -s o/noprep.png o/land.png
 run "$VK" -i "$IN" -o o/dev0.png -f "$P" --device 0
@@ -254,6 +255,9 @@ fails "-F file missing" 1 o/e.png -i "$IN" -o o/e.png -F no-such-pipe.txt
 expect_err "-F file missing: names the file" "no-such-pipe.txt"
 fails "unknown option" 2 o/e.png -i "$IN" -o o/e.png -f "$P" --frobnicate
 expect_err "unknown option: names it" "--frobnicate"
+fails "-vx: not a repeated flag" 2 o/e.png -i "$IN" -o o/e.png -f "$P" -vx
+fails "-qq... -oo: only flags repeat in one word" 2 o/e.png -i "$IN" -oo o/e.png -f "$P"
+expect_err "-oo: names it" "-oo"
 fails "--quality 0" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality 0
 fails "--quality 101" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality 101
 fails "--quality abc" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality abc
