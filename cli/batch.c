@@ -38,7 +38,7 @@ typedef struct batch {
     job *jobs;
     int njobs;
     atomic_int next;
-    atomic_int busy; /* workers in a job: the cores left to a PNG encode are ncpu - busy + 1 */
+    atomic_int busy; /* workers in a job: the cores left to an image's PNG or JPEG encode are ncpu - busy + 1 */
     int ncpu;
     const batch_cfg *cfg;
     bool progress;

@@ -118,7 +118,7 @@ void *vki_malloc_big(size_t n)
     return p;
 }
 
-void vki_run_threads(void *(*fn)(void *), void *arg, int threads)
+int vki_run_threads(void *(*fn)(void *), void *arg, int threads)
 {
     pthread_t tid[63];
     int started = 0;
@@ -128,6 +128,7 @@ void vki_run_threads(void *(*fn)(void *), void *arg, int threads)
     fn(arg);
     for (int i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
+    return started + 1;
 }
 
 void *vki_calloc_big(size_t n)

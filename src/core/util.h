@@ -33,8 +33,8 @@ void *vki_malloc_big(size_t n);
 /* Runs fn(arg) on the calling thread and on up to threads - 1 (at most 63) more,
  * started for it and joined before returning: for work that fn's calls share
  * out among themselves (an atomic counter in arg). Threads that cannot be
- * started are left out. */
-void vki_run_threads(void *(*fn)(void *), void *arg, int threads);
+ * started are left out. Returns how many threads ran fn (at least 1). */
+int vki_run_threads(void *(*fn)(void *), void *arg, int threads);
 void *vki_calloc_big(size_t n); /* zeroed */
 /* vkimg_image_alloc, with the data left unset unless zero (for results that
  * are written whole at once). */

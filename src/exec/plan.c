@@ -266,17 +266,10 @@ int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, i
     int nthreads = (int)(ncpu < 1 ? 1 : ncpu > 16 ? 16 : ncpu);
     if (nthreads > rec.nreq)
         nthreads = rec.nreq;
-    pthread_t tid[16];
-    int started = 0;
-    for (; started < nthreads - 1; started++) /* and this thread */
-        if (pthread_create(&tid[started], NULL, prepare_thread, &j))
-            break;
     double t0 = vki_now_ms();
-    prepare_thread(&j);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
+    const int ran = vki_run_threads(prepare_thread, &j, nthreads);
     vki_gpu_log(g, VKIMG_LOG_DEBUG, "prepare: %d dispatch(es) of %d op(s), their kernels made on %d thread(s) in %.2f ms",
-                rec.nreq, pl.n, started + 1, vki_now_ms() - t0);
+                rec.nreq, pl.n, ran, vki_now_ms() - t0);
     vki_rec_release(&rec);
     if ((rc = atomic_load(&j.rc)) && e)
         *e = j.err;
