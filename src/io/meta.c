@@ -37,6 +37,13 @@ static void put16be(unsigned char *p, unsigned v)
     p[1] = (unsigned char)v;
 }
 
+int vki_icc_fits(const unsigned char *icc, size_t len, int c)
+{
+    if (!icc || len < 128 || memcmp(icc + 36, "acsp", 4) != 0)
+        return 1;
+    return memcmp(icc + 16, c <= 2 ? "GRAY" : "RGB ", 4) == 0;
+}
+
 void vki_meta_free(vki_meta *m)
 {
     if (!m)

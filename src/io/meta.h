@@ -67,6 +67,14 @@ int vki_exif_orientation(const unsigned char *exif, size_t len);
  * absent means 1), -1 for a value outside 1..8 (nothing changed). */
 int vki_exif_set_orientation(unsigned char *exif, size_t len, int value);
 
+/* Whether an ICC profile may describe an image of c channels (colour and alpha): a
+ * profile header (at least 128 bytes, 'acsp' at byte 36) whose data colour space
+ * (bytes 16..19) is 'GRAY' for 1 or 2 channels, 'RGB ' for 3 or 4. PNG (iCCP) and
+ * the ICC specification allow no other; a CMYK profile read from a CMYK JPEG that
+ * was converted to RGB on load, or an RGB one after `gray`, does not fit. Bytes
+ * that are not a profile header are not judged (1): they go out as they came in. */
+int vki_icc_fits(const unsigned char *icc, size_t len, int c);
+
 /* Flags for *dropped of the writers: metadata left out because the format cannot
  * hold it (the file is still written, without that item). */
 #define VKI_META_DROPPED_EXIF 1u /* JPEG: EXIF block over VKI_JPEG_EXIF_MAX; PNG: over 2^31-1 */

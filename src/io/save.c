@@ -43,12 +43,20 @@ static void membuf_write(void *ctx, void *data, int size)
     m->n += s;
 }
 
-/* Writes an encoded PNG or JPEG (and frees it), with the ICC profile and EXIF
- * of meta inserted when there are any. */
-static int write_with_meta(const char *path, vkimg_file_kind k, unsigned char *buf, size_t n, const vkimg_meta *meta,
-                           vkimg_err *e)
+/* Writes an encoded PNG or JPEG of c channels (and frees it), with the ICC
+ * profile and EXIF of meta inserted when there are any; a profile of another
+ * colour space than the image's is left out (vki_icc_fits). */
+static int write_with_meta(const char *path, vkimg_file_kind k, unsigned char *buf, size_t n, int c,
+                           const vkimg_meta *meta, vkimg_err *e)
 {
     int rc;
+    vkimg_meta fit;
+    if (meta && meta->icc_len && !vki_icc_fits(meta->icc, meta->icc_len, c)) {
+        fit = *meta;
+        fit.icc = NULL;
+        fit.icc_len = 0;
+        meta = &fit;
+    }
     if (meta && (meta->icc_len || meta->exif_len)) {
         unsigned char *out = NULL;
         size_t outlen = 0;
@@ -95,7 +103,7 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         vkimg_err je;
         if ((rc = vki_jpeg_encode_coded(im, &jpg, &n, &je)))
             return vki_fail(e, rc, "%s: %s", path, je.msg);
-        return write_with_meta(path, k, jpg, n, o ? o->meta : NULL, e);
+        return write_with_meta(path, k, jpg, n, im->c, o ? o->meta : NULL, e);
     }
     if (o && o->palette && im->fmt == VKIMG_U8 && k != VKIMG_FILE_PNG) {
         /* indices: the other formats take the colours */
@@ -129,11 +137,11 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         unsigned char *png;
         size_t n;
         vkimg_err pe;
-        if ((rc = o && o->palette && im->fmt == VKIMG_U8
-                      ? vki_png_encode_indexed(im, o->palette, level, 0, &png, &n, &pe)
-                      : vki_png_encode_ex(im, level, 0, png_flags(o), &png, &n, &pe)))
+        const bool indexed = o && o->palette && im->fmt == VKIMG_U8; /* of colours: RGB(A) */
+        if ((rc = indexed ? vki_png_encode_indexed(im, o->palette, level, 0, &png, &n, &pe)
+                          : vki_png_encode_ex(im, level, 0, png_flags(o), &png, &n, &pe)))
             return vki_fail(e, rc, "%s: %s", path, pe.msg);
-        return write_with_meta(path, k, png, n, o ? o->meta : NULL, e);
+        return write_with_meta(path, k, png, n, indexed ? 3 : im->c, o ? o->meta : NULL, e);
     }
     if (k == VKIMG_FILE_NPY) {
         size_t shape[3] = { (size_t)im->h, (size_t)im->w, (size_t)im->c };
@@ -153,7 +161,7 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         vkimg_err je;
         if ((rc = vki_jpeg_encode_ex(im, quality, o ? o->threads : 1, &jpg, &n, &je)))
             return vki_fail(e, rc, "%s: %s", path, je.msg);
-        return write_with_meta(path, k, jpg, n, o ? o->meta : NULL, e);
+        return write_with_meta(path, k, jpg, n, im->c, o ? o->meta : NULL, e);
     }
     /* stb_image_write computes offsets and sizes in int */
     if ((w * 4 + 4) * h > INT_MAX - 4096) /* bytes of BMP/TGA, samples of HDR */

@@ -91,8 +91,9 @@ static bbuf exif_block(int orient, const char *order)
     return b;
 }
 
-/* An ICC profile's bytes: its size, 'acsp' where a profile has it, the rest random. */
-static bbuf icc_profile(size_t n, unsigned long long seed)
+/* An ICC profile's bytes for an image of c channels: its size, the colour space
+ * ('GRAY' or 'RGB ') and 'acsp' where a profile has them, the rest random. */
+static bbuf icc_profile(size_t n, unsigned long long seed, int c)
 {
     bbuf b = { 0 };
     if (!n)
@@ -105,6 +106,7 @@ static bbuf icc_profile(size_t n, unsigned long long seed)
     if (n >= 40) {
         for (int k = 0; k < 4; k++)
             b.p[k] = (unsigned char)(n >> (24 - 8 * k));
+        memcpy(b.p + 16, c <= 2 ? "GRAY" : "RGB ", 4);
         memcpy(b.p + 36, "acsp", 4);
     }
     return b;
@@ -234,7 +236,7 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
         return 1;
     }
     bbuf exif = orient ? exif_block(orient, order) : (bbuf){ 0 };
-    bbuf icc = icc_profile(icc_n, seed);
+    bbuf icc = icc_profile(icc_n, seed, in.c);
     /* the input is what make wrote */
     EXPECT(mi.orientation == o, "%s: the input's orientation %d, want %d", in_path, mi.orientation, o);
     EXPECT(same_bytes(mi.exif, mi.exif_len, exif.p, exif.n), "%s: the input's EXIF (%zu bytes) is not the one made "
@@ -306,7 +308,7 @@ int main(int argc, char **argv)
         unsigned long long seed = strtoull(argv[11], NULL, 10);
         vkimg_image im = pixels(w, h, c, bits, seed);
         bbuf exif = orient ? exif_block(orient, argv[9]) : (bbuf){ 0 };
-        bbuf icc = icc_profile((size_t)strtoull(argv[10], NULL, 10), seed);
+        bbuf icc = icc_profile((size_t)strtoull(argv[10], NULL, 10), seed, c);
         int rc = !strcmp(argv[3], "jpg") ? make_jpeg(argv[2], &im, &exif, &icc)
                                           : make_png(argv[2], &im, &exif, &icc, !strcmp(argv[3], "png-late"));
         free(exif.p);
@@ -317,7 +319,21 @@ int main(int argc, char **argv)
     if (argc == 9 && !strcmp(argv[1], "check"))
         return check(argv[2], argv[3], atoi(argv[4]), argv[5], (size_t)strtoull(argv[6], NULL, 10),
                      strtoull(argv[7], NULL, 10), argv[8]);
+    if (argc == 3 && !strcmp(argv[1], "icc")) { /* the profile's size and colour space */
+        vkimg_image im;
+        vkimg_meta m;
+        vkimg_err e;
+        if (vkimg_load_meta(argv[2], NULL, &im, &m, &e)) {
+            fprintf(stderr, "meta_tool: %s\n", e.msg);
+            return 1;
+        }
+        printf("%zu %.4s\n", m.icc_len, m.icc_len >= 20 ? (const char *)m.icc + 16 : "-");
+        vkimg_image_free(&im);
+        vkimg_meta_free(&m);
+        return 0;
+    }
     fprintf(stderr, "usage: meta_tool make FILE jpg|png|png-late W H C BITS ORIENT II|MM ICC SEED\n"
-                    "       meta_tool check IN OUT ORIENT II|MM ICC SEED auto|noauto|strip|strip-noauto|auto-lossy\n");
+                    "       meta_tool check IN OUT ORIENT II|MM ICC SEED auto|noauto|strip|strip-noauto|auto-lossy\n"
+                    "       meta_tool icc FILE\n");
     return 2;
 }

@@ -102,6 +102,18 @@ if "$V" -q -i "$T/j5.copy.jpg" -o "$T/j5.copy.jpg" -f copy; then
     check "in place: upright, orientation 1" meta_check j5 "$T/j5.copy.jpg" auto-lossy
 else bad "in place: vkimg failed"; fi
 
+# a profile is kept only where it describes the output's colour space (PNG and ICC
+# allow no other): j1's RGB profile goes with gray's one channel, j9's GRAY one stays
+for ext in png jpg; do
+    if "$V" -q -i "$T/in/j1.jpg" -o "$T/out/j1.gray.$ext" -f gray &&
+        "$V" -q -i "$T/in/j1.jpg" -o "$T/out/j1.rgb.$ext" -f copy &&
+        "$V" -q -i "$T/in/j9.jpg" -o "$T/out/j9.gray.$ext" -f gray; then
+        check "gray -> $ext: the RGB profile left out" [ "$("$M" icc "$T/out/j1.gray.$ext")" = "0 -" ]
+        check "copy -> $ext: the RGB profile kept" [ "$("$M" icc "$T/out/j1.rgb.$ext")" = "1300 RGB " ]
+        check "gray of gray -> $ext: the GRAY profile kept" [ "$("$M" icc "$T/out/j9.gray.$ext")" = "3000 GRAY" ]
+    else bad "profile of another colour space -> $ext: vkimg failed"; fi
+done
+
 # the pipeline sees the upright image: orientation 6 is a quarter turn clockwise,
 # out(x, y) = in(y, h-1-x), and its transpose in(x, h-1-y) is the stored image flipped
 same() { "$V" compare "$1" "$2" >/dev/null 2>&1; }

@@ -1144,6 +1144,33 @@ static void test_across_formats(void)
     free(png);
 }
 
+/* vki_icc_fits: a profile header's colour space against the image's channels; bytes
+ * that are not a profile header are not judged. */
+static void test_icc_fits(void)
+{
+    unsigned char *p = make_icc(300);
+    static const struct {
+        const char *cs;
+        int fits[4]; /* c = 1..4 */
+    } cases[] = {
+        { "RGB ", { 0, 0, 1, 1 } }, { "GRAY", { 1, 1, 0, 0 } }, { "CMYK", { 0, 0, 0, 0 } },
+        { "Lab ", { 0, 0, 0, 0 } }, { "rgb ", { 0, 0, 0, 0 } },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memcpy(p + 16, cases[k].cs, 4);
+        for (int c = 1; c <= 4; c++)
+            CHECK(vki_icc_fits(p, 300, c) == cases[k].fits[c - 1], "icc_fits: '%s' profile, %d channel(s): %d",
+                  cases[k].cs, c, cases[k].fits[c - 1]);
+        CHECK(vki_icc_fits(p, 127, 1) == 1 && vki_icc_fits(p, 127, 3) == 1,
+              "icc_fits: '%s' in 127 bytes (no whole header): not judged", cases[k].cs);
+    }
+    memcpy(p + 16, "CMYK", 4);
+    p[36] = 'x';
+    CHECK(vki_icc_fits(p, 300, 3) == 1, "icc_fits: no 'acsp' (not a profile header): not judged");
+    CHECK(vki_icc_fits(NULL, 0, 3) == 1, "icc_fits: no profile");
+    free(p);
+}
+
 int main(void)
 {
     test_orientation();
@@ -1153,5 +1180,6 @@ int main(void)
     test_png();
     test_png_chunks();
     test_across_formats();
+    test_icc_fits();
     return t_done("test_meta");
 }
