@@ -246,6 +246,8 @@ static int hexval(char c)
 
 int vki_colour_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why, size_t wn)
 {
+    if (n > 1 && t[0] == '#') /* CSS and ImageMagick write hex colours so */
+        t++, n--;
     for (size_t k = 0; k < VKI_ARRAY_LEN(colours); k++)
         if (strlen(colours[k].name) == n && !vki_strncasecmp(t, colours[k].name, n)) {
             for (int c = 0; c < 4; c++)

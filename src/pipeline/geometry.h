@@ -33,9 +33,9 @@ int vki_region_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *w
 void vki_region_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n);
 
 /* ---- a colour: a name (black, white, red, green, blue, yellow, cyan, magenta,
- * gray, transparent/none), or hex RRGGBB / RRGGBBAA / RGB / RGBA. x[0..3] = R, G, B,
- * A in 0..1 (sRGB values as stored). */
-#define VKI_COLOUR_SYNTAX "NAME|RRGGBB[AA]"
+ * gray, transparent/none), or hex RRGGBB / RRGGBBAA / RGB / RGBA, after a '#' or
+ * not. x[0..3] = R, G, B, A in 0..1 (sRGB values as stored). */
+#define VKI_COLOUR_SYNTAX "NAME|[#]RRGGBB[AA]"
 int vki_colour_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why, size_t wn);
 void vki_colour_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n);
 

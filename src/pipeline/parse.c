@@ -1,7 +1,9 @@
 /* Pipeline text -> vkimg_pipeline (no Vulkan here).
  *
  * Grammar (ffmpeg-filtergraph-like; whitespace allowed between all tokens,
- * '#' starts a comment that runs to the end of the line):
+ * '#' starts a comment that runs to the end of the line, but where it comes
+ * right after '=' or ':' and before a hex digit: a value, as in a colour's
+ * background=#ff000080):
  *
  *   pipeline := op (',' op)*
  *   op       := NAME ['=' item (':' item)*]        NAME = [A-Za-z0-9_-]+
@@ -19,6 +21,7 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/text.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -416,7 +419,7 @@ vkimg_pipeline *vki_pipeline_parse_ops(const char *text, const vki_op_desc *cons
     }
     memcpy(s, text, tl + 1);
     for (size_t j = 0; j < tl; j++)
-        if (s[j] == '#')
+        if (s[j] == '#' && !(j > 0 && (s[j - 1] == '=' || s[j - 1] == ':') && isxdigit((unsigned char)s[j + 1])))
             for (; j < tl && s[j] != '\n'; j++)
                 s[j] = ' ';
     parser p = { .s = s, .len = (int)tl, .i = 0, .ops = ops, .nops = nops, .e = e };

@@ -203,7 +203,7 @@ static void test_crop(void)
 
 /* ---------------------------------------------------------------- rotate, orient, the mirrors */
 
-#define COLOUR_SYNTAX " (syntax: NAME|RRGGBB[AA])"
+#define COLOUR_SYNTAX " (syntax: NAME|[#]RRGGBB[AA])"
 #define NOT_COLOUR "not a colour name or RGB, RGBA, RRGGBB, RRGGBBAA in hex"
 
 static void test_rotate_orient(void)
@@ -223,9 +223,17 @@ static void test_rotate_orient(void)
     ERR("rotate=45:background=", 21, "rotate: missing value for 'background'");
     ERR("rotate=45:black:1", 16, "rotate: too many values (takes angle, background)");
     ERR("rotat=90", 0, "unknown op 'rotat' (did you mean 'rotate'?)");
-    /* '#' starts a comment (the README: hex without '#'): the value is missing */
-    ERR("rotate=45:#ff0000", 17, "rotate: missing value for 'background'");
-    ERR("rotate=45:background=#ff0000\n,gray", 29, "rotate: missing value for 'background'");
+    /* '#' right after '=' or ':' and before a hex digit begins a value (a colour as
+     * CSS and ImageMagick write it); elsewhere it starts a comment */
+    DESCRIBE("rotate=45:#ff0000", "rotate=angle=45:background=ff0000");
+    DESCRIBE("rotate=45:background=#ff000080\n,gray", "rotate=angle=45:background=ff000080,gray=weights=bt601");
+    DESCRIBE("rotate=45:background=#F80", "rotate=angle=45:background=ff8800");
+    ERR("rotate=45:background=#gg0000", 28, "rotate: missing value for 'background'");
+    ERR("rotate=45:background=#", 22, "rotate: missing value for 'background'");
+    ERR("rotate=45:background= #ff0000", 29, "rotate: missing value for 'background'");
+    ERR("rotate=45:# ff0000", 18, "rotate: missing value for 'background'");
+    ERR("rotate=45:background=#ff00000", 21, "rotate: background: '#ff00000': " NOT_COLOUR COLOUR_SYNTAX);
+    ERR("rotate=45:background=##ff0000", 29, "rotate: missing value for 'background'");
     /* colours: names in any case, RGB, RGBA, RRGGBB, RRGGBBAA */
     DESCRIBE("rotate", "rotate=angle=90:background=000000");
     DESCRIBE("rotate=45", "rotate=angle=45:background=000000");
