@@ -52,11 +52,18 @@ float gw(int k)
 
 float ssim_of(vec4 m, vec2 q, float Ka, float Kb)
 {
-    float inv = 1.0 / q.y; // the weights that fell inside the image (1 unless CUT)
-    float ma = m.x * inv, mb = m.y * inv;
-    float va = m.z * inv - ma * ma, vb = m.w * inv - mb * mb, cov = q.x * inv - ma * mb;
-    float mua = ma + Ka, mub = mb + Kb;
-    return ((2.0 * mua * mub + C1) * (2.0 * cov + C2)) / ((mua * mua + mub * mub + C1) * (va + vb + C2));
+    // precise (no contracted multiply-adds): for equal windows the numerator and
+    // the denominator are then the same operations on the same values, so the
+    // value is exactly 1 (contracted, identical images gave 0.99999997 and
+    // 1.00000001); min: the exact value is at most 1, as each factor is
+    // (2 mua mub <= mua^2 + mub^2, 2 cov <= va + vb)
+    precise float inv = 1.0 / q.y; // the weights that fell inside the image (1 unless CUT)
+    precise float ma = m.x * inv, mb = m.y * inv;
+    precise float va = m.z * inv - ma * ma, vb = m.w * inv - mb * mb, cov = q.x * inv - ma * mb;
+    precise float mua = ma + Ka, mub = mb + Kb;
+    precise float num = (2.0 * mua * mub + C1) * (2.0 * cov + C2);
+    precise float den = (mua * mua + mub * mub + C1) * (va + vb + C2);
+    return min(num / den, 1.0);
 }
 
 void main()

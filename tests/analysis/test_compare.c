@@ -208,7 +208,7 @@ static void test_identical(void)
             double d = fabs(r.ssim - 1);
             if (d > max_ssim_one_err)
                 max_ssim_one_err = d;
-            CHECK(d <= 1e-6, "identical %s: ssim %.10g", vkimg_fmt_name(fmts[f]), r.ssim);
+            CHECK(r.ssim == 1.0, "identical %s: ssim %.17g, want exactly 1", vkimg_fmt_name(fmts[f]), r.ssim);
         }
         vkimg_image_free(&a);
         vkimg_image_free(&b);
@@ -542,8 +542,8 @@ static void test_ssim(void)
             max_ssim_err = d;
         CHECK(d <= 1e-4, "ssim %dx%dx%d %s: %.8f, want %.8f", cs[i].w, cs[i].h, cs[i].c, vkimg_fmt_name(cs[i].f), r.ssim,
               want);
-        CHECK(cmp(&a, &a, &o, &r) == 0 && fabs(r.ssim - 1) <= 1e-6, "ssim of identical %dx%d: %.10f", cs[i].w, cs[i].h,
-              r.ssim);
+        CHECK(cmp(&a, &a, &o, &r) == 0 && r.ssim == 1.0, "ssim of identical %dx%d: %.17g, want exactly 1", cs[i].w,
+              cs[i].h, r.ssim);
         if (fabs(r.ssim - 1) > max_ssim_one_err)
             max_ssim_one_err = fabs(r.ssim - 1);
         vkimg_image_free(&a);
