@@ -255,7 +255,7 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
     if (!b->map && g->uma && size >= ((VkDeviceSize)4 << 20) && f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
         /* the same for the shaders' own buffers (scratch, outputs): the advice
          * stays with the pages once unmapped. 5120x2880 blur=3 on this CI's
-         * lavapipe: 31.8k -> 7.9k page faults */
+         * lavapipe: 31.8k -> 10.8k page faults, wall 0.278 -> 0.263 s */
         void *p = NULL;
         if (vkMapMemory(g->dev, b->mem, 0, VK_WHOLE_SIZE, 0, &p) == VK_SUCCESS) {
             vki_advise_huge(p, (size_t)size);
