@@ -108,6 +108,16 @@ static int read_list(FILE *f, const char *what, strvec *out)
             line[--n] = 0;
         if (!n || line[0] == '#')
             continue;
+        /* a path has no NUL and no control character: image bytes piped in
+         * where paths are read ('-i -' with 'cat a.png |') */
+        bool binary = false;
+        for (ssize_t k = 0; k < n && !binary; k++)
+            binary = (unsigned char)line[k] < 0x20 && line[k] != '\t';
+        if (binary) {
+            rc = cli_error(CLI_EXIT_USAGE, "%s: holds binary data, not paths one per line (%s reads the paths of "
+                           "the images, not an image)", what, strcmp(what, "standard input") ? "@LIST" : "'-i -'");
+            break;
+        }
         if (sv_push(out, line)) {
             rc = cli_error(CLI_EXIT_RUNTIME, "out of memory");
             break;

@@ -59,6 +59,15 @@ check "@list: 2 outputs" '[ $(ls "$t/out" | wc -l) -eq 2 ]'
 rm -rf "$t/out"/*
 ls "$t"/in/*.png | "$vk" -q -i - -o "$t/out/" -f gray
 check "stdin list: $ninputs outputs" '[ $(ls "$t/out" | wc -l) -eq $ninputs ]'
+# an image piped in where paths are read: a usage error that says so, nothing written
+rm -rf "$t/out"/*
+rc=0; "$vk" -i - -o "$t/out/" -f gray < "$t/in/img1.png" 2> "$t/err.txt" || rc=$?
+check "image bytes on stdin: exit 2" '[ $rc -eq 2 ]'
+check "image bytes on stdin: says so" 'grep -q "holds binary data, not paths" "$t/err.txt"'
+check "image bytes on stdin: nothing written" '[ -z "$(ls "$t/out")" ]'
+cp "$t/in/img1.png" "$t/bin-list.txt"
+rc=0; "$vk" -i "@$t/bin-list.txt" -o "$t/out/" -f gray 2> "$t/err.txt" || rc=$?
+check "image as @LIST: exit 2, says so" '[ $rc -eq 2 ] && grep -q "bin-list.txt: holds binary data" "$t/err.txt"'
 
 # shards: every input exactly once over N, stable under reordering
 for N in 1 3 4; do
