@@ -256,7 +256,7 @@ expect_err "-F file missing: names the file" "no-such-pipe.txt"
 fails "unknown option" 2 o/e.png -i "$IN" -o o/e.png -f "$P" --frobnicate
 expect_err "unknown option: names it" "--frobnicate"
 fails "-vx: not a repeated flag" 2 o/e.png -i "$IN" -o o/e.png -f "$P" -vx
-fails "-qq... -oo: only flags repeat in one word" 2 o/e.png -i "$IN" -oo o/e.png -f "$P"
+fails "-oo: an option that takes a value does not repeat in one word" 2 o/e.png -i "$IN" -oo o/e.png -f "$P"
 expect_err "-oo: names it" "-oo"
 fails "--quality 0" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality 0
 fails "--quality 101" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality 101
