@@ -5,9 +5,12 @@
  * transparent black (0, 0, 0, 0) where the first frame does not paint, the frame's
  * pixels from its local colour table or else the global one, pixels of the
  * transparent index (the Graphic Control Extension before the frame) left
- * transparent. One difference: stb paints the canvas outside the frame with the
+ * transparent. Two differences: stb paints the canvas outside the frame with the
  * background colour when the background index is not 0 (with its red and blue
- * swapped); here, as in browsers, it stays transparent.
+ * swapped); here, as in browsers, it stays transparent. And where nothing can be
+ * transparent (no transparent index, the frame covers the canvas) the result is
+ * RGB, as libvips gives it: an opaque GIF made a PNG with an alpha channel of 255s
+ * and a run with a channel more on the device.
  *
  * Hardening:
  *  - the canvas size is checked with vki_check_dims before anything is allocated;
@@ -148,16 +151,18 @@ int vki_gif_decode(const unsigned char *b, size_t len, const char *name, uint64_
     }
     if ((rc = vki_check_dims(name, (uint64_t)fd->Width, (uint64_t)fd->Height, max_pixels, e)))
         goto done;
-    if ((rc = vki_decoded_alloc(&im, (uint32_t)cw, (uint32_t)ch, 4, VKIMG_U8, name, e)))
+    /* the part of the frame on the canvas (Left, Top, Width, Height are 0..65535) */
+    const size_t fx = (size_t)fd->Left, fy = (size_t)fd->Top, fw = (size_t)fd->Width, fh = (size_t)fd->Height;
+    /* channels: RGB where every pixel is painted opaque (an index past the table is an error) */
+    const size_t oc = transparent < 0 && fx == 0 && fy == 0 && fw >= cw && fh >= ch ? 3 : 4;
+    if ((rc = vki_decoded_alloc(&im, (uint32_t)cw, (uint32_t)ch, (int)oc, VKIMG_U8, name, e)))
         goto done;
-    memset(im.data, 0, cw * ch * 4);
+    memset(im.data, 0, cw * ch * oc);
     line = malloc((size_t)fd->Width);
     if (!line) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", name);
         goto done;
     }
-    /* the part of the frame on the canvas (Left, Top, Width, Height are 0..65535) */
-    const size_t fx = (size_t)fd->Left, fy = (size_t)fd->Top, fw = (size_t)fd->Width, fh = (size_t)fd->Height;
     const size_t x1 = fx + fw < cw ? fx + fw : cw; /* columns fx..x1-1 are painted */
     static const int ioff[4] = { 0, 4, 2, 1 }, istep[4] = { 8, 8, 4, 2 };
     const int npass = fd->Interlace ? 4 : 1;
@@ -171,7 +176,7 @@ int vki_gif_decode(const unsigned char *b, size_t len, const char *name, uint64_
             }
             if (fy + y >= ch)
                 continue;
-            unsigned char *o = (unsigned char *)im.data + ((fy + y) * cw) * 4;
+            unsigned char *o = (unsigned char *)im.data + ((fy + y) * cw) * oc;
             for (size_t x = fx; x < x1; x++) {
                 const int i = line[x - fx];
                 if (i == transparent)
@@ -181,10 +186,11 @@ int vki_gif_decode(const unsigned char *b, size_t len, const char *name, uint64_
                     continue;
                 }
                 const GifColorType *c = &cmap->Colors[i];
-                o[4 * x] = c->Red;
-                o[4 * x + 1] = c->Green;
-                o[4 * x + 2] = c->Blue;
-                o[4 * x + 3] = 255;
+                o[oc * x] = c->Red;
+                o[oc * x + 1] = c->Green;
+                o[oc * x + 2] = c->Blue;
+                if (oc == 4)
+                    o[oc * x + 3] = 255;
             }
         }
     }
