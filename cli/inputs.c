@@ -97,7 +97,8 @@ static int scan_dir(const char *dir, bool recursive, strvec *out)
     return rc;
 }
 
-static int read_list(FILE *f, const char *what, strvec *out)
+/* The paths in f, one per line; what names f, how the option that gave it. */
+static int read_list(FILE *f, const char *what, const char *how, strvec *out)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -115,7 +116,7 @@ static int read_list(FILE *f, const char *what, strvec *out)
             binary = (unsigned char)line[k] < 0x20 && line[k] != '\t';
         if (binary) {
             rc = cli_error(CLI_EXIT_USAGE, "%s: holds binary data, not paths one per line (%s reads the paths of "
-                           "the images, not an image)", what, strcmp(what, "standard input") ? "@LIST" : "'-i -'");
+                           "the images, not an image)", what, how);
             break;
         }
         if (sv_push(out, line)) {
@@ -138,12 +139,12 @@ bool cli_input_is_single(const char *arg)
 int cli_expand_input(const char *arg, bool recursive, strvec *out)
 {
     if (!strcmp(arg, "-"))
-        return read_list(stdin, "standard input", out);
+        return read_list(stdin, "standard input", "'-i -'", out);
     if (arg[0] == '@') {
         FILE *f = fopen(arg + 1, "r");
         if (!f)
             return cli_error(CLI_EXIT_RUNTIME, "%s: cannot read list: %s", arg + 1, strerror(errno));
-        int rc = read_list(f, arg + 1, out);
+        int rc = read_list(f, arg + 1, "@LIST", out);
         fclose(f);
         return rc;
     }
