@@ -7,6 +7,22 @@
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer L8Buf { uint64_t v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) writeonly buffer S8Buf { uint64_t v[]; };
 
+// 64-bit word I of the pass input at address BUF, as two 32-bit words. With
+// TEXEL_SRC defined to 1 (a variant of its own: the module declares the
+// binding) and the shader's spec constant TEXEL 1, through the texel source the
+// host binds (exec.h vki_rec_texel_src: R32G32_UINT texels from BUF): lavapipe
+// fetches a texel with one load a lane, where a load through an address is a
+// loop over the lanes with a branch, a spill and a scalar load in each.
+#ifndef TEXEL_SRC
+#define TEXEL_SRC 0
+#endif
+#if TEXEL_SRC
+layout(set = 0, binding = 0) uniform usamplerBuffer src_words;
+#define SRC_WORD(BUF, I) (TEXEL != 0 ? texelFetch(src_words, int(I)).xy : unpackUint2x32(L8Buf(BUF).v[I]))
+#else
+#define SRC_WORD(BUF, I) unpackUint2x32(L8Buf(BUF).v[I])
+#endif
+
 // uint B[NW] = bytes A .. A + 4 NW - 1 of the buffer at BUF (A any alignment),
 // read as 64-bit words no further than word LAST (the one of the buffer's last
 // byte) and moved into place with selects and shifts.

@@ -69,9 +69,12 @@
 // vkimg-variant: ring BLUR_RING_ONLY
 // (blur_ring.spv: FUSED = 7 and 8 alone, the sliding passes; lavapipe turns
 // every function of a module into NIR before the specialization drops them)
+// (they read their input through the texel source: words.glsl SRC_WORD, so
+// blur.c runs them where the device has one)
 #ifndef BLUR_RING_ONLY
 #define BLUR_RING_ONLY 0
 #endif
+#define TEXEL_SRC BLUR_RING_ONLY
 // vkimg-variant: vecy BLUR_VECY_ONLY
 // (blur_vecy.spv: FUSED = 6 alone; blur_vec.spv then holds FUSED = 5)
 #ifndef BLUR_VECY_ONLY
@@ -104,6 +107,7 @@ layout(constant_id = 25) const int EDGE = 0;   // vec passes: 0 the interior (wh
 layout(constant_id = 26) const int VW = 4;     // vec pass along y: 64-bit words of a row an invocation reads
 layout(constant_id = 27) const int RING_M = 4; // sliding passes: an invocation's outputs, in periods of the ring
 layout(constant_id = 28) const int RINGX = 0;  // x pass EDGE = 1: the edges of the sliding pass along x (h_ring)
+layout(constant_id = 29) const int TEXEL = 0;  // with TEXEL_SRC: the input is read through the texel source (words.glsl)
 
 #define RMAX VKI_BLUR_RMAX // the push block is 128 bytes
 layout(push_constant) uniform Push {
@@ -649,11 +653,13 @@ ivec2 ring_edges()
 
 #if BLUR_RING_ONLY
 // FUSED = 8: row y, output steps b0 .. b0 + RING_M XP - 1 of it. An output
-// sample s sums the samples s + (d - R) C, d = 0 .. 2R, in the order h_vec
-// does (the same channel, pixels ascending); the last XP input steps are a
-// ring of floats (premultiplied with alpha: a step holds whole pixels) whose
-// slots are compile-time constants. Each input word is read once; h_vec reads
-// (NB + 2R) C / 8 words for NB C / 8 (RGB, NB 8: 10 for 3).
+// sample s is w_0 times sample s plus, for k = 1 .. R, w_k times the sum of the
+// samples s - k C and s + k C (the taps folded: R + 1 multiplications, not
+// 2R + 1; not the order of h_vec's sums, so a last bit may differ from it); the
+// last XP input steps are a ring of floats (premultiplied with alpha: a step
+// holds whole pixels) whose slots are compile-time constants. Each input word
+// is read once, as a texel (SRC_WORD); h_vec reads (NB + 2R) C / 8 words for
+// NB C / 8 (RGB, NB 8: 10 for 3).
 void h_ring()
 {
     const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
@@ -668,7 +674,7 @@ void h_ring()
 #define RINGX_LOAD(B, SLOT)                                                                                        \
     {                                                                                                              \
         [[unroll]] for (int k_ = 0; k_ < KW; k_++) {                                                               \
-            const uvec2 u_ = unpackUint2x32(L8Buf(pc.src).v[min(row + uint((B) * KW + k_), last)]);                \
+            const uvec2 u_ = SRC_WORD(pc.src, min(row + uint((B) * KW + k_), last));                             \
             const int q_ = (SLOT) * 8 + k_ * (8 / KW);                                                             \
             if (IN_FMT == FMT_U8) {                                                                                \
                 [[unroll]] for (int e_ = 0; e_ < 8; e_++)                                                          \
@@ -694,10 +700,11 @@ void h_ring()
             RINGX_LOAD(b + XD, (t + 2 * XD) % XP)
             float f[8];
             [[unroll]] for (int e = 0; e < 8; e++) {
-                float acc = 0.0;
-                [[unroll]] for (int d = 0; d <= 2 * R; d++) {
-                    const int o = 8 * XD + e + (d - R) * IN_C; // sample from step b - XD's first
-                    acc += pc.wk[abs(d - R)] * xr[((t + o / 8) % XP) * 8 + o % 8];
+                const int oc = 8 * XD + e; // the centre sample, from step b - XD's first
+                float acc = pc.wk[0] * xr[((t + oc / 8) % XP) * 8 + oc % 8];
+                [[unroll]] for (int k = 1; k <= R; k++) {
+                    const int ol = oc - k * IN_C, oh = oc + k * IN_C;
+                    acc += pc.wk[k] * (xr[((t + ol / 8) % XP) * 8 + ol % 8] + xr[((t + oh / 8) % XP) * 8 + oh % 8]);
                 }
                 const int c = e % IN_C;
                 const float k = IN_FMT == FMT_U8 ? 1.0 / 255.0 : IN_FMT == FMT_U16 ? 1.0 / 65535.0 : 1.0;
@@ -874,9 +881,10 @@ void v_vec()
 // pass (RB + 2R) / RB: 1.24 at RB = 76). The last P rows read are kept in a
 // ring xr whose slots are compile-time constants (row j in slot j mod P: the
 // loop over rows is unrolled by P), and output row i is summed from its 2R + 1
-// rows in the order v_vec adds them (rows ascending, from 0), so the same
-// floats and bytes. The edge dispatch (samples past a row's last whole run) is
-// v_vec's EDGE = 1 with the same VW.
+// rows folded as h_ring's (its centre row times w_0, then w_k times the sum of
+// rows i + R - k and i + R + k), its input words read as texels. The edge
+// dispatch (samples past a row's last whole run) is v_vec's EDGE = 1 with the
+// same VW.
 void v_ring()
 {
     const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
@@ -891,7 +899,7 @@ void v_ring()
     {                                                                                                          \
         const uint wv_ = (uint(clamp(y0 - R + (J), 0, pc.h - 1)) * pitch + uint(k * S)) / uint(PER);           \
         [[unroll]] for (int v_ = 0; v_ < VW; v_++) {                                                           \
-            const uvec2 u_ = unpackUint2x32(L8Buf(pc.src).v[wv_ + uint(v_)]);                                  \
+            const uvec2 u_ = SRC_WORD(pc.src, wv_ + uint(v_));                                                 \
             xr[(SLOT) * VW + v_] = IN_FMT == FMT_U16                                                           \
                                        ? vec4(u2f(u_.x & 65535u), u2f(u_.x >> 16), u2f(u_.y & 65535u), u2f(u_.y >> 16)) \
                                        : vec4(uintBitsToFloat(u_), 0.0, 0.0);                                  \
@@ -906,10 +914,12 @@ void v_ring()
             vec4 acc[VW];
             [[unroll]] for (int v = 0; v < VW; v++)
                 acc[v] = vec4(0.0);
-            [[unroll]] for (int d = 0; d <= 2 * R; d++) { // input row i + d, in slot (t + d) mod P
-                const float wt = pc.wk[abs(d - R)];
+            [[unroll]] for (int v = 0; v < VW; v++) // input row i + d in slot (t + d) mod P; the centre d = R
+                acc[v] = pc.wk[0] * xr[((t + R) % P) * VW + v];
+            [[unroll]] for (int k = 1; k <= R; k++) {
+                const float wt = pc.wk[k];
                 [[unroll]] for (int v = 0; v < VW; v++)
-                    acc[v] += wt * xr[((t + d) % P) * VW + v];
+                    acc[v] += wt * (xr[((t + R - k) % P) * VW + v] + xr[((t + R + k) % P) * VW + v]);
             }
             uint q[MAX_WORDS];
             [[unroll]] for (int w = 0; w < S / 4; w++)

@@ -26,6 +26,13 @@ typedef struct vki_rec {
     bool dry;
     struct vki_kernel_req *req;
     int nreq, cap_req;
+    /* the texel source of the next dispatch (vki_rec_texel_src), 0 if none,
+     * whether the kernel reads it, and the buffer views made for them,
+     * destroyed with the scratch buffers */
+    VkDeviceAddress tex_src;
+    bool tex_used;
+    VkBufferView *views;
+    int nviews, cap_views;
 } vki_rec;
 
 /* A kernel a dry recording asked for (the arguments vki_kernel_get takes). */
@@ -52,6 +59,15 @@ int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t s
  * linear index with group_linear() (common.glsl). */
 int vki_rec_dispatch_1d(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
                         const void *push, uint32_t push_size, uint64_t groups);
+/* Texel sources (gpu.h texel): a kernel that declares the texel buffer (set 0,
+ * binding 0: a usamplerBuffer of 64-bit words) gets it from vki_rec_texel_src
+ * before its dispatch, for the bytes from address a. True: the view starts at
+ * a (a live buffer holds a at an offset minTexelBufferOffsetAlignment allows),
+ * and the kernel reads through it (its TEXEL constant 1); false: the view is
+ * of a's buffer from its start, and the kernel must read through the address
+ * (TEXEL 0; also with VKIMG_TEXEL_SRC=0, for tests). In a dry recording:
+ * whether the device reads texel buffers. */
+bool vki_rec_texel_src(vki_rec *r, VkDeviceAddress a);
 /* Device-local scratch memory that lives until the run ends. */
 int vki_rec_scratch(vki_rec *r, VkDeviceSize size, const char *what, VkDeviceAddress *addr);
 /* Like vki_rec_scratch, initialized on the device before the next dispatch:

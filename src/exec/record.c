@@ -67,6 +67,67 @@ int vki_rec_dispatch_runs(vki_rec *r, const vki_step *s, uint32_t runs, uint32_t
                                (chunks + per_group - 1) / per_group);
 }
 
+bool vki_rec_texel_src(vki_rec *r, VkDeviceAddress a)
+{
+    const vki_gpu *g = r->gpu;
+    const char *ev = getenv("VKIMG_TEXEL_SRC");
+    const bool allowed = g->texel && !(ev && *ev == '0');
+    VkBuffer buf;
+    VkDeviceSize off, bytes;
+    r->tex_src = a;
+    r->tex_used = allowed && (r->dry || (vki_buf_find(r->gpu, a, &buf, &off, &bytes) && off % g->tex_align == 0 &&
+                                         bytes >= 8));
+    return r->tex_used;
+}
+
+/* Pushes the descriptor of texel source src (vki_rec_texel_src) for kernel k. */
+static int push_texel_src(vki_rec *r, const vki_kernel *k, const char *name, VkDeviceAddress src, bool used)
+{
+    vki_gpu *g = r->gpu;
+    vkimg_err *e = r->e;
+    VkBuffer buf;
+    VkDeviceSize off, bytes;
+    if (!src || !vki_buf_find(g, src, &buf, &off, &bytes))
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: no buffer holds its texel source", name);
+    if (!used) { /* the kernel reads through the address: any valid view */
+        bytes += off;
+        off = 0;
+    }
+    VkDeviceSize range = bytes / 8 * 8, max = (VkDeviceSize)g->tex_max * 8;
+    if (range > max)
+        range = max;
+    if (r->nviews == r->cap_views) {
+        int cap = r->cap_views ? 2 * r->cap_views : 8;
+        VkBufferView *nv = realloc(r->views, (size_t)cap * sizeof *nv);
+        if (!nv)
+            return vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
+        r->views = nv;
+        r->cap_views = cap;
+    }
+    VkBufferViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+                                   .buffer = buf,
+                                   .format = VK_FORMAT_R32G32_UINT,
+                                   .offset = off,
+                                   .range = range };
+    VkBufferView view;
+    VKI_VK(vkCreateBufferView(g->dev, &vci, NULL, &view));
+    r->views[r->nviews++] = view;
+    if (used)
+        vki_gpu_log(g, VKIMG_LOG_DEBUG, "%s reads its input as texels (%llu words from offset %llu)", name,
+                    (unsigned long long)(range / 8), (unsigned long long)off);
+    else
+        vki_gpu_log(g, VKIMG_LOG_DEBUG, "%s reads its input through its address", name);
+    VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                               .dstBinding = 0,
+                               .descriptorCount = 1,
+                               .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+                               .pTexelBufferView = &view };
+    g->push_desc(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &w);
+    return 0;
+fail:
+    return e->code;
+}
+
 static int dry_request(vki_rec *r, const char *name, const uint32_t *spv, size_t spv_size, const vki_spec *spec,
                        uint32_t push_size)
 {
@@ -98,6 +159,10 @@ int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t s
                             "%s: image too large for this device: needs %u workgroups in dimension %d, over "
                             "maxComputeWorkGroupCount[%d] = %u",
                             name, g[i], i, i, l->max_wg_count[i]);
+    const VkDeviceAddress tex = r->tex_src; /* for this dispatch only */
+    const bool tex_used = r->tex_used;
+    r->tex_src = 0;
+    r->tex_used = false;
     if (!gx || !gy || !gz)
         return 0;
     if (r->dry)
@@ -126,6 +191,8 @@ int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t s
     vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipe);
     if (push_size)
         vkCmdPushConstants(r->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+    if (k->texel && (rc = push_texel_src(r, k, name, tex, tex_used)))
+        return rc;
     vkCmdDispatch(r->cmd, gx, gy, gz);
     r->ndispatch++;
     return 0;
@@ -216,6 +283,11 @@ void vki_rec_release(vki_rec *r)
     free(r->scratch);
     r->scratch = NULL;
     r->nscratch = r->cap_scratch = 0;
+    for (int i = 0; i < r->nviews; i++)
+        vkDestroyBufferView(r->gpu->dev, r->views[i], NULL);
+    free(r->views);
+    r->views = NULL;
+    r->nviews = r->cap_views = 0;
     free(r->req);
     r->req = NULL;
     r->nreq = r->cap_req = 0;

@@ -138,8 +138,21 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     };
     /* device memory is host memory: take inputs in ordinary memory as they are
      * (gpu.h host_import_align) */
-    const char *dexts[1];
+    const char *dexts[2];
     uint32_t ndext = 0;
+    {
+        const char *ev = getenv("VKIMG_TEXEL");
+        const bool want = ev && (*ev == '0' || *ev == '1') ? *ev == '1'
+                                                             : g->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+        VkFormatProperties fp;
+        vkGetPhysicalDeviceFormatProperties(g->phys, VK_FORMAT_R32G32_UINT, &fp);
+        g->texel = want && (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
+                   has_device_ext(g->phys, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+        if (g->texel)
+            dexts[ndext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+        g->tex_align = g->props.limits.minTexelBufferOffsetAlignment < 8 ? 8 : g->props.limits.minTexelBufferOffsetAlignment;
+        g->tex_max = g->props.limits.maxTexelBufferElements;
+    }
     if (g->uma && !vki_env_on("VKIMG_NO_HOST_IMPORT") && has_device_ext(g->phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
         VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
             .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
@@ -163,6 +176,20 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
             g->dev, "vkGetMemoryHostPointerPropertiesEXT");
         if (!g->host_ptr_props)
             g->host_import_align = 0;
+    }
+    if (g->texel) {
+        g->push_desc = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(g->dev, "vkCmdPushDescriptorSetKHR");
+        VkDescriptorSetLayoutBinding lb = { .binding = 0,
+                                            .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+                                            .descriptorCount = 1,
+                                            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT };
+        VkDescriptorSetLayoutCreateInfo lci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                                .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+                                                .bindingCount = 1,
+                                                .pBindings = &lb };
+        if (g->push_desc)
+            VKI_VK(vkCreateDescriptorSetLayout(g->dev, &lci, NULL, &g->tex_layout));
+        g->texel = g->push_desc != NULL;
     }
     vkGetDeviceQueue(g->dev, g->qfam, 0, &g->queue);
     if (xm == X_FAMILY)
@@ -216,6 +243,8 @@ void vki_gpu_destroy(vki_gpu *g)
         vki_gpu_drop_kernels(g);
         vki_pool_trim(g);
         vki_cache_close(g);
+        if (g->tex_layout)
+            vkDestroyDescriptorSetLayout(g->dev, g->tex_layout, NULL);
         vkDestroyDevice(g->dev, NULL);
         g->dev = VK_NULL_HANDLE;
     }
@@ -227,4 +256,7 @@ void vki_gpu_destroy(vki_gpu *g)
         pthread_cond_destroy(&g->kernel_cv);
         g->lock_init = false;
     }
+    free(g->live);
+    g->live = NULL;
+    g->nlive = g->cap_live = 0;
 }

@@ -103,6 +103,26 @@ typedef struct vki_gpu {
      * VKIMG_NO_HOST_IMPORT=1. */
     VkDeviceSize host_import_align;
     PFN_vkGetMemoryHostPointerPropertiesEXT host_ptr_props;
+    /* Texel sources: lavapipe turns every load through a buffer address or a
+     * storage buffer into a loop over the SIMD lanes (a branch, a spill and a
+     * scalar load per lane), but a texel buffer's fetch into one load per lane
+     * and shuffles. So kernels shaped for CPU devices read their input through
+     * a uniform texel buffer (R32G32_UINT: one 64-bit word a texel) bound as a
+     * push descriptor (vki_rec_texel_src). On: the device has
+     * VK_KHR_push_descriptor and is a CPU (VKIMG_TEXEL=0/1 overrides). */
+    bool texel;
+    PFN_vkCmdPushDescriptorSetKHR push_desc;
+    VkDescriptorSetLayout tex_layout; /* set 0: binding 0, one uniform texel buffer (push descriptors) */
+    VkDeviceSize tex_align;           /* minTexelBufferOffsetAlignment, at least 8 */
+    uint32_t tex_max;                 /* maxTexelBufferElements */
+    /* the buffers alive (pooled ones too) that shaders see, to find the buffer of
+     * an address (under plock) */
+    struct vki_live {
+        VkDeviceAddress addr;
+        VkDeviceSize size;
+        VkBuffer buf;
+    } *live;
+    int nlive, cap_live;
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem;
     vki_limits lim;
@@ -153,6 +173,9 @@ void vki_gpu_log(vki_gpu *g, vkimg_log_level lvl, const char *fmt, ...);
  * oldest freed first); only vki_gpu_destroy frees the pool. */
 int vki_buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, const char *what, vki_buf *b, vkimg_err *e);
 void vki_buf_destroy(vki_gpu *g, vki_buf *b);
+/* The buffer that holds address a (a live shader-visible buffer of ours): its
+ * handle, the offset of a in it and the bytes from there. False if none. */
+bool vki_buf_find(vki_gpu *g, VkDeviceAddress a, VkBuffer *buf, VkDeviceSize *off, VkDeviceSize *bytes);
 /* Like vki_buf_create for a buffer that both queue and xqueue use (exec's
  * input and output images): VK_SHARING_MODE_CONCURRENT over the two families
  * when they differ, so no queue family ownership transfers are needed. */
@@ -210,6 +233,7 @@ struct vki_kernel {
     VkShaderModule module;
     VkPipelineLayout layout;
     VkPipeline pipe;
+    bool texel; /* the shader reads a texel buffer at set 0, binding 0 (its layout has tex_layout) */
     bool ready; /* false while a thread creates it (outside the lock; others wait on kernel_cv) */
     char name[32];
 };

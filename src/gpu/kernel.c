@@ -91,6 +91,23 @@ static int spec_resolve(const char *kernel, const uint32_t *spv, size_t spv_size
     return 0;
 }
 
+/* Whether the module declares a descriptor (OpDecorate DescriptorSet before the
+ * first function): the texel source of vki_rec_texel_src, the only one. */
+static bool spv_has_descriptor(const uint32_t *spv, size_t spv_size)
+{
+    enum { OP_DECORATE = 71, OP_FUNCTION = 54, DEC_DESCRIPTOR_SET = 34 };
+    const size_t nw = spv_size / 4;
+    for (size_t w = 5; w < nw;) {
+        const uint32_t len = spv[w] >> 16, op = spv[w] & 0xffff;
+        if (len == 0 || w + len > nw || op == OP_FUNCTION)
+            break;
+        if (op == OP_DECORATE && len >= 3 && spv[w + 2] == DEC_DESCRIPTOR_SET)
+            return true;
+        w += len;
+    }
+    return false;
+}
+
 static bool spec_equal(const vki_spec *a, const vki_spec *b)
 {
     return a->n == b->n && !memcmp(a->id, b->id, a->n * sizeof a->id[0]) && !memcmp(a->val, b->val, a->n * sizeof a->val[0]);
@@ -104,8 +121,16 @@ static int kernel_create(vki_gpu *g, vki_kernel *k, vkimg_err *e)
                                       .codeSize = k->spv_size, .pCode = k->spv };
     VKI_VK(vkCreateShaderModule(g->dev, &smci, NULL, &k->module));
     VkPushConstantRange pcr = { .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = (k->push_size + 3u) & ~3u };
+    k->texel = spv_has_descriptor(k->spv, k->spv_size);
+    if (k->texel && !g->tex_layout) {
+        vki_fail(e, VKIMG_E_RUNTIME, "%s: reads a texel buffer, which needs VK_KHR_push_descriptor (%s)", k->name,
+                 g->props.deviceName);
+        goto fail;
+    }
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = k->texel ? 1 : 0,
+        .pSetLayouts = &g->tex_layout,
         .pushConstantRangeCount = k->push_size ? 1 : 0,
         .pPushConstantRanges = &pcr,
     };

@@ -25,6 +25,54 @@ static int find_memory(const vki_gpu *g, uint32_t bits, VkMemoryPropertyFlags ne
 
 static double mib(VkDeviceSize s) { return s / 1048576.0; }
 
+/* The live list (gpu.h): shader-visible buffers are listed while they exist. */
+static bool live_add(vki_gpu *g, const vki_buf *b)
+{
+    bool ok = true;
+    pthread_mutex_lock(&g->plock);
+    if (g->nlive == g->cap_live) {
+        int cap = g->cap_live ? 2 * g->cap_live : 32;
+        struct vki_live *nl = realloc(g->live, (size_t)cap * sizeof *nl);
+        if (nl) {
+            g->live = nl;
+            g->cap_live = cap;
+        } else
+            ok = false;
+    }
+    if (ok)
+        g->live[g->nlive++] = (struct vki_live){ .addr = b->addr, .size = vki_padded_size(b->size), .buf = b->buf };
+    pthread_mutex_unlock(&g->plock);
+    return ok;
+}
+
+static void live_remove(vki_gpu *g, VkBuffer buf)
+{
+    pthread_mutex_lock(&g->plock);
+    for (int i = 0; i < g->nlive; i++)
+        if (g->live[i].buf == buf) {
+            g->live[i] = g->live[--g->nlive];
+            break;
+        }
+    pthread_mutex_unlock(&g->plock);
+}
+
+bool vki_buf_find(vki_gpu *g, VkDeviceAddress a, VkBuffer *buf, VkDeviceSize *off, VkDeviceSize *bytes)
+{
+    bool found = false;
+    pthread_mutex_lock(&g->plock);
+    for (int i = 0; i < g->nlive && !found; i++) {
+        const struct vki_live *l = &g->live[i];
+        if (a >= l->addr && a - l->addr < l->size) {
+            *buf = l->buf;
+            *off = a - l->addr;
+            *bytes = l->size - *off;
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&g->plock);
+    return found;
+}
+
 static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, const char *what, vki_buf *b,
                       vkimg_err *e);
 static void buf_free(vki_gpu *g, vki_buf *b);
@@ -53,7 +101,7 @@ int vki_buf_import_host(vki_gpu *g, const void *p, VkDeviceSize n, const char *w
         .pNext = &ext,
         .size = n,
         .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                 VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                 VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | (g->texel ? VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT : 0),
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
     VkMemoryHostPointerPropertiesEXT hp = { .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT };
@@ -102,6 +150,10 @@ int vki_buf_import_host(vki_gpu *g, const void *p, VkDeviceSize n, const char *w
     b->kind = VKI_MEM_DEVICE;
     b->coherent = true;
     b->imported = true;
+    if (g->texel && !live_add(g, b)) {
+        buf_free(g, b);
+        return -1;
+    }
     return 0;
 }
 
@@ -199,7 +251,7 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
         break;
     }
     if (address)
-        usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+        usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | (g->texel ? VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT : 0);
     /* the shaders' buffers are padded to whole 16-byte words (vki_padded_size) */
     VkBufferCreateInfo bci = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
@@ -265,6 +317,10 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
     if (address) {
         VkBufferDeviceAddressInfo ai = { .sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, .buffer = b->buf };
         b->addr = vkGetBufferDeviceAddress(g->dev, &ai);
+        if (g->texel && !live_add(g, b)) {
+            vki_fail(e, VKIMG_E_RUNTIME, "out of memory");
+            goto fail;
+        }
     }
     return 0;
 fail:
@@ -278,6 +334,8 @@ static void buf_free(vki_gpu *g, vki_buf *b)
         return;
     if (b->map)
         vkUnmapMemory(g->dev, b->mem);
+    if (b->addr && g->texel)
+        live_remove(g, b->buf);
     vkDestroyBuffer(g->dev, b->buf, NULL);
     vkFreeMemory(g->dev, b->mem, NULL);
     memset(b, 0, sizeof *b);

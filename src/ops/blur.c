@@ -319,28 +319,31 @@ static int lines_pass(vki_rec *r, const vki_step *s, int dir, VkDeviceAddress sr
  * than 10% on this CI's lavapipe). 5120x2880, sigma 3, line passes -> vec:
  * gray 64 -> 43 ms, gray+alpha 110 -> 106, RGB 188 -> 110, RGBA 320 -> 215
  * (the f32 intermediate of alpha costs them most of the gain). */
-static bool use_ring(const vki_step *s, int dir);
+static bool use_ring(const vki_gpu *g, const vki_step *s, int dir);
 
-static bool use_vec(const vki_step *s)
+static bool use_vec(const vki_gpu *g, const vki_step *s)
 {
     const char *ev = getenv("VKIMG_BLUR_VEC");
     if (s->out_fmt != VKIMG_U8 || (ev && *ev == '0'))
         return false;
     /* 16-bit and float input (a float image between two ops, as after gray) where the sliding pass takes x */
-    return s->in_fmt == VKIMG_U8 || ((s->in_fmt == VKIMG_U16 || s->in_fmt == VKIMG_F32) && use_ring(s, 0));
+    return s->in_fmt == VKIMG_U8 || ((s->in_fmt == VKIMG_U16 || s->in_fmt == VKIMG_F32) && use_ring(g, s, 0));
 }
 
 /* The sliding passes (blur.comp FUSED = 7 along y, 8 along x): where the
  * intermediate is u16 and the output's rows are whole 32-bit words (y), where
- * the input's rows are whole steps of 8 samples (x). VKIMG_BLUR_RING=0 runs
- * h_vec and v_vec instead (8-bit input; the line passes for other input).
+ * the input's rows are whole steps of 8 samples (x), and where the device
+ * reads texel sources (they read their input so: exec.h vki_rec_texel_src;
+ * 5120x2880 RGB sigma 3 on this CI's lavapipe, with their taps folded too, 97-104
+ * -> 86-96 ms, gray 32-33.5 -> 28.4-29.4). VKIMG_BLUR_RING=0 runs h_vec and
+ * v_vec instead (8-bit input; the line passes for other input).
  * Along y on an f32 intermediate (alpha, or float input; 2 words a run) the
  * sliding pass was slower than v_vec on lavapipe, 5120x2880 sigma 3: gray +
  * alpha 115 -> 150 ms, RGBA 245 -> 300, gray,blur=2's blur 53 -> 72. */
-static bool use_ring(const vki_step *s, int dir)
+static bool use_ring(const vki_gpu *g, const vki_step *s, int dir)
 {
     const char *ev = getenv("VKIMG_BLUR_RING");
-    if ((ev && *ev == '0') || (dir == 1 && blur_inter_fmt(s) != VKIMG_U16))
+    if (!g->texel || (ev && *ev == '0') || (dir == 1 && blur_inter_fmt(s) != VKIMG_U16))
         return false;
     return (uint64_t)s->w * (uint64_t)s->in_c % (dir == 0 ? 8 : 4) == 0;
 }
@@ -372,8 +375,10 @@ static int vec_dispatch(vki_rec *r, const vki_step *s, int dir, int kind, uint32
     /* modules of their own: the sliding passes, h_vec, v_vec (lavapipe makes NIR of a module's every
      * function before the specialization drops the unused ones) */
     const uint64_t groups = (items + wg - 1) / wg;
-    if (kind == 2)
+    if (kind == 2) { /* the input through the texel source (exec.h) */
+        vki_spec_named(&spec, "TEXEL", vki_rec_texel_src(r, src));
         return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_ring), &spec, &pc, sizeof pc, groups);
+    }
     if (dir == 1)
         return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_vecy), &spec, &pc, sizeof pc, groups);
     return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_vec), &spec, &pc, sizeof pc, groups);
@@ -393,7 +398,7 @@ static int record_vec(vki_rec *r, const vki_step *s, const blur_push *w, int rad
     const uint64_t nbt = (wd + nb - 1) / nb, b0 = ((uint64_t)rad + nb - 1) / nb;
     const uint64_t b1 = wd >= (uint64_t)rad ? (wd - (uint64_t)rad) / nb : 0, nin = b1 > b0 ? b1 - b0 : 0;
     const uint32_t m = (uint32_t)vki_env_long("VKIMG_BLUR_RING_M", 8, 1, 64);
-    if (!rc && use_ring(s, 0)) {
+    if (!rc && use_ring(r->gpu, s, 0)) {
         /* x: the sliding pass on the output words whose windows lie inside a row (as h_ring), then blocks
          * of nb pixels h_ring leaves (as h_vec with RINGX) */
         const uint64_t xd = ((uint64_t)rad * c + 7) / 8, rw = m * (2 * xd + 1), nw = wd * c / 8;
@@ -407,7 +412,7 @@ static int record_vec(vki_rec *r, const vki_step *s, const blur_push *w, int rad
             rc = vec_dispatch(r, s, 0, edge, nb, vw, s->in, s->in_fmt, tmp, inter, w, rad,
                               ht * (edge ? nbt - nin : nin));
     }
-    if (!rc && use_ring(s, 1)) {
+    if (!rc && use_ring(r->gpu, s, 1)) {
         /* y: the sliding pass (runs of a u16 word, 4 samples; output rows of whole words, so no edge) */
         const uint64_t rb = (uint64_t)m * (2u * (uint64_t)rad + 1u), nrun = wd * c / 4;
         return vec_dispatch(r, s, 1, 2, m, 1, tmp, inter, s->out, s->out_fmt, w, rad, nrun * ((ht + rb - 1) / rb));
@@ -665,7 +670,7 @@ static int record_blur(vki_rec *r, const vki_step *s)
 
     if (use_lines(g, rad)) {
         free(w);
-        if (use_vec(s))
+        if (use_vec(g, s))
             return record_vec(r, s, &pc, rad);
         VkDeviceAddress tmp;
         vkimg_fmt inter = blur_inter_fmt(s);

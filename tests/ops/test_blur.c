@@ -7,6 +7,7 @@
 #include "blur_ref.h"
 #include "gray_ref.h"
 #include "gpu_harness.h"
+#include "gpu/gpu.h" /* whether the device reads texel sources (the sliding passes need them) */
 #include "run_ref.h"
 #include "t.h"
 
@@ -251,6 +252,7 @@ static void test_blur_shapes(vkimg_ctx *ctx)
  * library's log. */
 enum { NRAN = 7 };
 static int ran[NRAN]; /* blur-h-vec, -h-vec-edge, -v-vec, -v-vec-edge, -v-ring, -h-ring, -h-ring-edge */
+static int ring_texels, ring_address; /* sliding passes that read their input as texels / through its address */
 
 static void vec_tap(vkimg_log_level lvl, const char *msg)
 {
@@ -261,6 +263,10 @@ static void vec_tap(vkimg_log_level lvl, const char *msg)
     (void)lvl;
     for (int k = 0; k < NRAN; k++)
         ran[k] += !strncmp(msg, names[k], strlen(names[k]));
+    if (!strncmp(msg, "blur-h-ring ", 12) || !strncmp(msg, "blur-v-ring ", 12)) {
+        ring_texels += strstr(msg, " reads its input as texels") != NULL;
+        ring_address += strstr(msg, " reads its input through its address") != NULL;
+    }
 }
 
 static void test_blur_vec(vkimg_ctx *ctx)
@@ -292,22 +298,27 @@ static void test_blur_vec(vkimg_ctx *ctx)
     /* first with h_vec and v_vec (VKIMG_BLUR_RING=0), then with the sliding
      * passes where they apply, with their default RING_M (8 periods of the
      * ring: more than most of these sizes), 1 and 3 (partial blocks, several
-     * runs a row and the last one overlapping) */
-    static const char *const ms[] = { NULL, "8", "1", "3" };
+     * runs a row and the last one overlapping), and 3 reading the input through
+     * its address instead of the texel source (VKIMG_TEXEL_SRC=0: what they do
+     * where the input's offset in its buffer is not one the device allows) */
+    static const char *const ms[] = { NULL, "8", "1", "3", "3" };
     for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
         setenv("VKIMG_BLUR_RING", mi == 0 ? "0" : "1", 1);
         if (ms[mi])
             setenv("VKIMG_BLUR_RING_M", ms[mi], 1);
+        if (mi == 4)
+            setenv("VKIMG_TEXEL_SRC", "0", 1);
         for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
             ref_step s[] = { BLUR(cs[k].sigma, cs[k].r) };
             snprintf(t, sizeof t, "blur=sigma=%g:radius=%d", cs[k].sigma, cs[k].r);
             memset(ran, 0, sizeof ran);
+            ring_texels = ring_address = 0;
             run_rand(ctx, G_BLUR, t, s, 1, cs[k].w, cs[k].h, cs[k].c, VKIMG_U8, FMT_U8, -1);
             /* the sliding passes where blur.c use_ring takes them: x on rows of whole 64-bit words (its
              * runs on the words whose windows of xd words each side are in the row; blocks of 8 pixels
              * for the rest), y on rows of whole 32-bit words without alpha */
             const int w = cs[k].w, c = cs[k].c, xd = (cs[k].r * c + 7) / 8, nw = w * c / 8;
-            const bool xring = mi > 0 && w * c % 8 == 0, yring = mi > 0 && w * c % 4 == 0 && c % 2 == 1;
+            const bool on = mi > 0 && ctx->gpu.texel, xring = on && w * c % 8 == 0, yring = on && w * c % 4 == 0 && c % 2 == 1;
             const int ni = nw > 2 * xd ? nw - 2 * xd : 0, xl = (8 * xd + c - 1) / c, xr = ni ? 8 * (nw - xd) / c : 0;
             const int eb0 = (xl + 7) / 8, enin = xr / 8 > eb0 ? xr / 8 - eb0 : 0;
             const bool wants[NRAN] = { !xring && cs[k].want[0], !xring && cs[k].want[1], !yring && cs[k].want[2],
@@ -318,8 +329,15 @@ static void test_blur_vec(vkimg_ctx *ctx)
                 CHECK((ran[d] > 0) == want, "%s on %dx%d, %d channels, RING_M %s: dispatch %d ran %d times, want %s", t,
                       cs[k].w, cs[k].h, cs[k].c, ms[mi] ? ms[mi] : "(off)", d, ran[d], want ? "some" : "none");
             }
+            /* each sliding pass reads its input one way: as texels, or through its address where told to */
+            const int rings = ran[4] + ran[5];
+            CHECK(ring_texels + ring_address == rings && ring_address == (mi == 4 ? rings : 0),
+                  "%s on %dx%d, %d channels, RING_M %s%s: %d sliding passes, %d read texels, %d through the address", t,
+                  cs[k].w, cs[k].h, cs[k].c, ms[mi] ? ms[mi] : "(off)", mi == 4 ? ", VKIMG_TEXEL_SRC=0" : "", rings,
+                  ring_texels, ring_address);
         }
     }
+    unsetenv("VKIMG_TEXEL_SRC");
     unsetenv("VKIMG_BLUR_RING_M");
     unsetenv("VKIMG_BLUR_RING");
     /* 16-bit and float input (a float image between two ops, as in gray,blur) with 8-bit output: the
@@ -335,7 +353,7 @@ static void test_blur_vec(vkimg_ctx *ctx)
                 for (int c = 1; c <= 4; c++) {
                     memset(ran, 0, sizeof ran);
                     run_rand(ctx, G_BLUR, "blur=sigma=3:radius=9", s, 1, fs[k].w, fs[k].h, c, ffmt[f], FMT_U8, -1);
-                    const bool xring = fs[k].w * c % 8 == 0;
+                    const bool xring = ctx->gpu.texel && fs[k].w * c % 8 == 0;
                     const bool yring = xring && ffmt[f] == VKIMG_U16 && c % 2 == 1;
                     CHECK(!ran[0] && (ran[6] > 0) == xring && (ran[4] > 0) == yring && (ran[2] > 0) == (xring && !yring),
                           "%s input %dx%d, %d channels: dispatches ran h-vec %d h-ring-edge %d v-ring %d v-vec %d",
