@@ -41,6 +41,7 @@
  * (jpeg_write_coefficients), the transform stages between being the device's
  * (src/exec/jpeg.c); the same pixels and files as the TurboJPEG calls above. */
 #include "io/io_priv.h"
+#include "io/lj.h"
 #include "io/meta.h"
 #include "core/coded.h"
 #include "core/util.h"
@@ -92,52 +93,6 @@ static int pick_scale(const unsigned char *b, size_t len, int w, int h, const vk
     return 1;
 }
 
-/* libjpeg's own API, where TurboJPEG has no call for it (the DC-only decode at
- * 1/8, the coded decode and encode below): errors longjmp back with their text,
- * and a warning (corrupt data) is an error, as TJFLAG_STOPONWARNING; a
- * progressive file of more than LJ_MAX_SCANS scans is an error, as
- * TJFLAG_LIMITSCANS. */
-#define LJ_MAX_SCANS 500
-typedef struct lj_err {
-    struct jpeg_error_mgr mgr;
-    jmp_buf jump;
-    char msg[JMSG_LENGTH_MAX];
-} lj_err;
-
-static void lj_error_exit(j_common_ptr c)
-{
-    lj_err *de = (lj_err *)c->err;
-    c->err->format_message(c, de->msg);
-    longjmp(de->jump, 1);
-}
-
-static void lj_emit(j_common_ptr c, int level)
-{
-    if (level < 0) /* a warning (corrupt data): an error, as TJFLAG_STOPONWARNING */
-        lj_error_exit(c);
-}
-
-/* The error manager of one libjpeg object: errors longjmp to de->jump with
- * their text in de->msg; with warnings_fatal, a warning too. */
-static struct jpeg_error_mgr *lj_errors(lj_err *de, bool warnings_fatal)
-{
-    struct jpeg_error_mgr *m = jpeg_std_error(&de->mgr);
-    m->error_exit = lj_error_exit;
-    if (warnings_fatal)
-        m->emit_message = lj_emit;
-    de->msg[0] = 0;
-    return m;
-}
-
-static void lj_limit_scans(j_common_ptr c)
-{
-    if (c->is_decompressor && ((j_decompress_ptr)c)->input_scan_number > LJ_MAX_SCANS) {
-        lj_err *de = (lj_err *)c->err;
-        snprintf(de->msg, sizeof de->msg, "progressive JPEG with more than %d scans", LJ_MAX_SCANS);
-        longjmp(de->jump, 1);
-    }
-}
-
 /* The DC-only decode at 1/8: TurboJPEG's settings (the accurate integer IDCT,
  * smooth upsampling), and no block smoothing: libjpeg estimates a progressive
  * file's missing AC coefficients (and since libjpeg-turbo 2.1 adjusts DC) from
@@ -146,9 +101,9 @@ static int dc_decode(const unsigned char *b, size_t len, const char *name, int g
                      vkimg_err *e)
 {
     struct jpeg_decompress_struct d;
-    lj_err de;
+    vki_lj_err de;
     memset(&d, 0, sizeof d);
-    d.err = lj_errors(&de, true);
+    d.err = vki_lj_errors(&de, true);
     if (setjmp(de.jump)) {
         jpeg_destroy_decompress(&d);
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: libjpeg: %s", name, de.msg[0] ? de.msg : "error");
@@ -335,12 +290,12 @@ static int coded_decode(const unsigned char *b, size_t len, const char *name, co
                         vkimg_image *out, vkimg_err *e)
 {
     struct jpeg_decompress_struct d;
-    struct jpeg_progress_mgr prog = { .progress_monitor = lj_limit_scans };
-    lj_err de;
+    struct jpeg_progress_mgr prog = { .progress_monitor = vki_lj_limit_scans };
+    vki_lj_err de;
     coded_hooks hk;
     memset(&hk, 0, sizeof hk);
     memset(&d, 0, sizeof d);
-    d.err = lj_errors(&de, true);
+    d.err = vki_lj_errors(&de, true);
     if (setjmp(de.jump)) {
         jpeg_destroy_decompress(&d);
         vkimg_image_free(&hk.im);
@@ -783,11 +738,11 @@ int vki_jpeg_encode_coded(const vkimg_image *im, unsigned char **out, size_t *ou
     if (!cd || !im->data || !cd->quality || cd->ncomp != (im->c <= 2 ? 1 : 3))
         return vki_fail(e, VKIMG_E_RUNTIME, "jpeg: not an image coded for JPEG output");
     struct jpeg_compress_struct cj;
-    lj_err de;
+    vki_lj_err de;
     unsigned char *mem = NULL;
     unsigned long memlen = 0;
     memset(&cj, 0, sizeof cj);
-    cj.err = lj_errors(&de, false);
+    cj.err = vki_lj_errors(&de, false);
     if (setjmp(de.jump)) {
         jpeg_destroy_compress(&cj);
         free(mem);

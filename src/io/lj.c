@@ -1,0 +1,34 @@
+/* libjpeg's error handling as vkimg wants it (lj.h). */
+#include "io/lj.h"
+
+static void lj_error_exit(j_common_ptr c)
+{
+    vki_lj_err *de = (vki_lj_err *)c->err;
+    c->err->format_message(c, de->msg);
+    longjmp(de->jump, 1);
+}
+
+static void lj_emit(j_common_ptr c, int level)
+{
+    if (level < 0) /* a warning (corrupt data): an error, as TJFLAG_STOPONWARNING */
+        lj_error_exit(c);
+}
+
+struct jpeg_error_mgr *vki_lj_errors(vki_lj_err *de, bool warnings_fatal)
+{
+    struct jpeg_error_mgr *m = jpeg_std_error(&de->mgr);
+    m->error_exit = lj_error_exit;
+    if (warnings_fatal)
+        m->emit_message = lj_emit;
+    de->msg[0] = 0;
+    return m;
+}
+
+void vki_lj_limit_scans(j_common_ptr c)
+{
+    if (c->is_decompressor && ((j_decompress_ptr)c)->input_scan_number > VKI_LJ_MAX_SCANS) {
+        vki_lj_err *de = (vki_lj_err *)c->err;
+        snprintf(de->msg, sizeof de->msg, "progressive JPEG with more than %d scans", VKI_LJ_MAX_SCANS);
+        longjmp(de->jump, 1);
+    }
+}
