@@ -57,6 +57,8 @@ enum {
     VKIMG_OK = 0,
     VKIMG_E_RUNTIME = 1, /* the operation failed: I/O, a bad or hostile file, the device, a limit */
     VKIMG_E_USAGE = 2,   /* the request is invalid: an argument, an option value, a pipeline */
+    VKIMG_E_AGAIN = 3,   /* vkimg_run could not finish the decode of an input loaded with
+                            vkimg_load_opts.jpeg_entropy on the device: load it without that, run again */
 };
 
 typedef struct vkimg_err {
@@ -156,6 +158,13 @@ typedef struct vkimg_load_opts {
      * accurate IDCT and smooth upsampling). For 8-bit grayscale and YCbCr files of
      * 4:4:4, 4:2:2 or 4:2:0 sampling decoded at full size; others decode as without. */
     bool jpeg_coded;
+    /* With jpeg_coded: a baseline file's scan goes to the device still entropy-coded,
+     * and vkimg_run decodes its Huffman codes there too (the host copies the bytes);
+     * the same coefficients as libjpeg's. Damage in the entropy-coded data, or data
+     * the device cannot synchronize on, fails that run with VKIMG_E_AGAIN: load the
+     * file again without jpeg_entropy (libjpeg then decodes it, or says what is
+     * wrong). Other files are coded as with jpeg_coded alone. */
+    bool jpeg_entropy;
     /* The caller keeps no alpha (vkimg_pipeline_keeps_opaque and a JPEG output): an
      * 8-bit PNG (not interlaced) whose alpha is all at its maximum comes without it,
      * one channel fewer (checked and packed row by row as it is unfiltered; a row with

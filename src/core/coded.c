@@ -26,6 +26,13 @@ static void scaled_table(const uint8_t basic[64], int quality, uint16_t out[64])
     }
 }
 
+void vki_coded_free(struct vkimg_coded *cd)
+{
+    if (cd)
+        free(cd->intervals);
+    free(cd);
+}
+
 static uint32_t div_up(uint64_t a, uint64_t b)
 {
     return (uint32_t)((a + b - 1) / b);

@@ -10,7 +10,9 @@
 #define VKI_CODED_H
 
 #include "vkimg/vkimg.h"
+#include "vki_shared.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,10 +30,21 @@ typedef struct vki_jpeg_comp {
 
 struct vkimg_coded {
     int ncomp;   /* 1: grayscale (Y), 3: YCbCr */
+    /* the image's data is the scan still entropy-coded (vkimg_load_opts.jpeg_entropy):
+     * entropy_bytes of the layout vki_shared.h's VKI_JH_* give, the device decodes
+     * its Huffman codes into coefficients of the layout below (else the data is
+     * those coefficients) */
+    bool entropy;
+    size_t entropy_bytes;
+    uint32_t scan[VKI_JH_HEADER]; /* entropy: the blob's header, and its interval table */
+    uint32_t *intervals;          /* (malloc()ed; for the host, which reads no device-visible memory) */
     int quality; /* made for encoding: the quality of the tables (else 0) */
     vki_jpeg_comp comp[VKI_JPEG_MAX_COMP];
     size_t ncoef; /* coefficients in the image's data */
 };
+
+/* Frees a coded image's layout (vkimg_image_free). */
+void vki_coded_free(struct vkimg_coded *cd);
 
 /* The layout and tables of a w x h image of c channels (1-4) coded for a JPEG of
  * this quality as vkimg writes one (io/jpeg.c): gray for 1-2 channels, else

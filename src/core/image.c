@@ -1,5 +1,6 @@
 /* Sample formats and host images. Image data is always malloc()ed and free()d. */
 #include "vkimg/vkimg.h"
+#include "core/coded.h"
 #include "core/util.h"
 
 #include <stdint.h>
@@ -111,7 +112,7 @@ void vkimg_image_free(vkimg_image *im)
     } else {
         free(im->data);
     }
-    free(im->coded);
+    vki_coded_free(im->coded);
     memset(im, 0, sizeof *im);
 }
 

@@ -164,6 +164,15 @@ size_t vki_jpeg_pixels_bytes(int w, int h, int c);
  * 8-bit pixels at dst (vki_jpeg_pixels_bytes; 1 channel for grayscale, else 3). */
 int vki_jpeg_rec_decode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress coefs, int w, int h,
                         VkDeviceAddress dst);
+/* Records the Huffman decoding of a coded image's scan (cd->entropy: the blob
+ * vki_shared.h's VKI_JH_* describe, at `blob`) into its coefficients, *coefs
+ * (scratch), and writes its status at `status` (vki_jpeg_sync_rounds() + 1
+ * uints, zeroed): word 0 VKI_JH_ERR_* bits, word vki_jpeg_sync_rounds() nonzero
+ * where the subsequences did not synchronize. */
+int vki_jpeg_rec_entropy(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress blob, VkDeviceAddress status,
+                         VkDeviceAddress *coefs);
+/* Rounds of the decoding's synchronization (6; VKIMG_JPEG_SYNC_ROUNDS 2..64). */
+int vki_jpeg_sync_rounds(void);
 /* Records the encode of w x h x c 8-bit pixels at src into the coefficients of
  * cd's layout at `coefs` (cd from vki_jpeg_coded_layout). */
 int vki_jpeg_rec_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress src, int w, int h, int c,

@@ -6,8 +6,11 @@
 #include "core/util.h"
 #include "spv/jpeg_color.spv.h"
 #include "spv/jpeg_fdct.spv.h"
+#include "spv/jpeg_huff.spv.h"
 #include "spv/jpeg_idct.spv.h"
+#include "spv/jpeg_scan.spv.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define BLOCKS_PER_GROUP 8 /* the transform kernels: 8 blocks of 8 invocations */
@@ -130,6 +133,128 @@ int vki_jpeg_rec_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddres
                  (uint32_t)h, (uint32_t)c, (uint32_t)k, cp->hs, cp->ch, cp->bw, (uint32_t)nblocks };
         if ((rc = vki_rec_dispatch_1d(r, "jpeg_fdct", VKI_SPV(jpeg_fdct), &spec, &pc, sizeof pc,
                                       (nblocks + BLOCKS_PER_GROUP - 1) / BLOCKS_PER_GROUP)))
+            return rc;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- Huffman decoding */
+
+/* Bits a subsequence (VKIMG_JPEG_SYNC_BITS: tests make them few, so that small
+ * images have many) and rounds of synchronization (VKIMG_JPEG_SYNC_ROUNDS). */
+#define SYNC_BITS 1024
+#define SYNC_ROUNDS 6
+#define SCAN_PER 8 /* jpeg_scan: elements an invocation */
+
+int vki_jpeg_sync_rounds(void)
+{
+    return (int)vki_env_long("VKIMG_JPEG_SYNC_ROUNDS", SYNC_ROUNDS, 2, 64);
+}
+
+/* jpeg_scan's push constants */
+typedef struct scan_pc {
+    vki_addr src, dst, aux;
+    uint32_t n, chunks;
+    uint32_t h, v, off, bw, mcux, ri; /* MODE 1 */
+} scan_pc;
+
+/* The three passes of jpeg_scan over pc->n elements (MODE 0: n + 1) */
+static int rec_scan(vki_rec *r, int mode, uint32_t wg, VkDeviceAddress aux, scan_pc *pc)
+{
+    const uint64_t chunks = ((uint64_t)pc->n + (mode == 0) + (uint64_t)wg * SCAN_PER - 1) / ((uint64_t)wg * SCAN_PER);
+    pc->aux = vki_addr_of(aux);
+    pc->chunks = (uint32_t)chunks;
+    for (int pass = 0; pass < 3; pass++) {
+        vki_spec spec = spec_1d(wg);
+        vki_spec_named(&spec, "MODE", (uint32_t)mode);
+        vki_spec_named(&spec, "PASS", (uint32_t)pass);
+        vki_spec_named(&spec, "PER", SCAN_PER);
+        int rc = vki_rec_dispatch_1d(r, "jpeg_scan", VKI_SPV(jpeg_scan), &spec, pc, sizeof *pc, pass == 1 ? 1 : chunks);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int vki_jpeg_rec_entropy(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress blob, VkDeviceAddress status,
+                         VkDeviceAddress *coefs)
+{
+    const uint32_t *hdr = cd->scan;
+    if (!cd->entropy || !cd->intervals || r->dry)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "JPEG: no scan to decode");
+    const uint32_t sbits = (uint32_t)vki_env_long("VKIMG_JPEG_SYNC_BITS", SYNC_BITS, 8, 1 << 20);
+    const int rounds = vki_jpeg_sync_rounds();
+    const uint32_t nint = hdr[VKI_JH_NINT], *ivl = cd->intervals;
+    /* each interval's first subsequence */
+    uint32_t *first = malloc(((size_t)nint + 1) * sizeof *first);
+    if (!first)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "out of memory");
+    uint64_t nsub = 0;
+    for (uint32_t k = 0; k < nint; k++) {
+        first[k] = (uint32_t)nsub;
+        const uint64_t bits = ivl[2 * k + 1];
+        nsub += bits ? (bits + sbits - 1) / sbits : 1;
+    }
+    first[nint] = (uint32_t)nsub;
+    VkDeviceAddress firsts, st[2], counts, prefix, aux;
+    const uint32_t wg = vki_wg_1d(r->gpu);
+    uint64_t most = nsub + 1; /* elements of the largest prefix sum */
+    for (int k = 0; k < cd->ncomp; k++)
+        if (hdr[VKI_JH_COMP + 8 * k + VKI_JH_C_N] > most)
+            most = hdr[VKI_JH_COMP + 8 * k + VKI_JH_C_N];
+    int rc = nsub > UINT32_MAX / 2 ? vki_fail(r->e, VKIMG_E_RUNTIME, "JPEG: too many subsequences (%llu)",
+                                              (unsigned long long)nsub)
+                                   : vki_rec_const(r, first, ((size_t)nint + 1) * sizeof *first,
+                                                   "JPEG restart intervals' subsequences", &firsts);
+    free(first);
+    /* one scratch buffer: the decoders' states (two rounds'), the blocks begun in each
+     * subsequence, their prefix sums, the chunks' sums of the prefix sums */
+    const uint64_t part[5] = { nsub * 8, nsub * 8, (nsub + 1) * 4, (nsub + 1) * 4,
+                               (most + (uint64_t)wg * SCAN_PER - 1) / ((uint64_t)wg * SCAN_PER) * 8 };
+    uint64_t off[5], total = 0;
+    for (int i = 0; i < 5; i++) {
+        off[i] = total;
+        total += (part[i] + 15) / 16 * 16;
+    }
+    VkDeviceAddress scratch = 0;
+    if (rc || (rc = vki_rec_scratch(r, total, "JPEG decoding's state", &scratch)) ||
+        (rc = vki_rec_scratch_init(r, cd->ncoef * sizeof(int16_t), NULL, "JPEG coefficients", coefs)))
+        return rc;
+    st[0] = scratch + off[0];
+    st[1] = scratch + off[1];
+    counts = scratch + off[2];
+    prefix = scratch + off[3];
+    aux = scratch + off[4];
+    struct {
+        vki_addr blob, first, st_in, st_out, counts, status, coefs;
+        uint32_t nsub, nint, round;
+    } pc = { vki_addr_of(blob), vki_addr_of(firsts), { 0, 0 }, { 0, 0 }, vki_addr_of(counts), vki_addr_of(status),
+             vki_addr_of(*coefs), (uint32_t)nsub, nint, 0 };
+    const uint64_t groups = (nsub + wg - 1) / wg;
+    for (int round = 0; round <= rounds; round++) { /* the rounds, then the coefficients */
+        vki_spec spec = spec_1d(wg);
+        vki_spec_named(&spec, "PHASE", round == rounds);
+        vki_spec_named(&spec, "SBITS", sbits);
+        vki_spec_named(&spec, "ROUNDS", (uint32_t)rounds);
+        pc.round = (uint32_t)round;
+        pc.st_in = vki_addr_of(st[(round + 1) % 2]);
+        pc.st_out = vki_addr_of(st[round % 2]);
+        if (round == rounds) { /* the last round's states, the blocks' prefix sums */
+            scan_pc sc = { .src = vki_addr_of(counts), .dst = vki_addr_of(prefix), .n = (uint32_t)nsub };
+            if ((rc = rec_scan(r, 0, wg, aux, &sc)))
+                return rc;
+            pc.st_in = vki_addr_of(st[(rounds - 1) % 2]);
+            pc.counts = vki_addr_of(prefix);
+        }
+        if ((rc = vki_rec_dispatch_1d(r, "jpeg_huff", VKI_SPV(jpeg_huff), &spec, &pc, sizeof pc, groups)))
+            return rc;
+    }
+    /* each component's DCs from their differences */
+    for (int k = 0; k < cd->ncomp; k++) {
+        const uint32_t *c = hdr + VKI_JH_COMP + 8 * k;
+        scan_pc sc = { .src = vki_addr_of(*coefs), .n = c[VKI_JH_C_N], .h = c[VKI_JH_C_H], .v = c[VKI_JH_C_V],
+                       .off = c[VKI_JH_C_OFF], .bw = c[VKI_JH_C_BW], .mcux = hdr[VKI_JH_MCUX], .ri = hdr[VKI_JH_RI] };
+        if ((rc = rec_scan(r, 1, wg, aux, &sc)))
             return rc;
     }
     return 0;

@@ -108,6 +108,16 @@ int vki_jpeg_decode(const unsigned char *b, size_t len, const char *name, uint64
 /* vki_jpeg_decode with the load options' shrink-on-load (o->min_size; o may be NULL). */
 int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
                          const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
+/* The scan of a JPEG whose headers libjpeg has read (d, from jpeg_mem_src(b,
+ * len)) for the device to decode (vkimg_load_opts.jpeg_entropy, jpeg_entropy.c):
+ * into *out (allocated as o says; 4 bytes by its words), cd's layout (filled
+ * by the caller) marked entropy. -1 without touching *out where the device does
+ * not take this scan (decode it on the host), else 0 or an error. */
+struct jpeg_decompress_struct;
+struct vkimg_coded;
+int vki_jpeg_entropy_pack(struct jpeg_decompress_struct *d, const unsigned char *b, size_t len,
+                          struct vkimg_coded *cd, const vkimg_load_opts *o, const char *name, vkimg_image *out,
+                          vkimg_err *e);
 /* A progressive JPEG without the AC scans (Ss > 0) of its full-resolution
  * components, every other segment as it is, into out (len + 4 bytes): what a
  * 1/8 decode reads (such a component's pixels are its blocks' DCs; subsampled

@@ -341,8 +341,33 @@ static int coded_decode(const unsigned char *b, size_t len, const char *name, co
         blocks += (size_t)c->bw * c->bh;
     }
     cd->ncoef = blocks * DCTSIZE2;
+    /* the scan itself to the device, where it takes it (with the quantization tables
+     * jpeg_read_coefficients would latch) */
+    bool tables = true;
+    for (int k = 0; k < nc; k++) {
+        const int t = d.comp_info[k].quant_tbl_no;
+        const JQUANT_TBL *q = t >= 0 && t < NUM_QUANT_TBLS ? d.quant_tbl_ptrs[t] : NULL;
+        tables = tables && q;
+        for (int i = 0; q && i < DCTSIZE2; i++)
+            cd->comp[k].quant[i] = q->quantval[i];
+    }
+    int rc = o->jpeg_entropy && tables ? vki_jpeg_entropy_pack(&d, b, len, cd, o, name, &hk.im, e) : -1;
+    if (rc >= 0) {
+        if (!rc) {
+            hk.im.w = (int)d.image_width;
+            hk.im.h = (int)d.image_height;
+            hk.im.c = nc == 1 ? 1 : 3;
+            hk.im.fmt = VKIMG_U8;
+            hk.im.coded = cd;
+            *out = hk.im;
+        } else {
+            vki_coded_free(cd);
+        }
+        jpeg_destroy_decompress(&d);
+        return rc;
+    }
     /* the caller's memory, asked for as 64 16-bit samples a block */
-    int rc = blocks > UINT32_MAX ? vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: too many blocks (%zu)", name, blocks)
+    rc = blocks > UINT32_MAX ? vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: too many blocks (%zu)", name, blocks)
                                  : vki_decoded_alloc_opts(o, &hk.im, DCTSIZE2, (uint32_t)blocks, 1, VKIMG_U16, name, e);
     if (rc) {
         jpeg_destroy_decompress(&d);

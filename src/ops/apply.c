@@ -6,6 +6,7 @@
 #include "core/coded.h"
 #include "core/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,33 @@ int vkimg_prepare(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in
                             o && o->alpha_unused, e);
 }
 
+/* The device's Huffman decoding of a JPEG scan (vki_jpeg_rec_entropy) went
+ * wrong: VKIMG_E_AGAIN, saying what it found (the caller decodes the file on the
+ * host, where libjpeg names the damage, or decodes it). */
+static int entropy_status(vki_gpu *g, const uint32_t *st, vkimg_err *e)
+{
+    const int rounds = vki_jpeg_sync_rounds();
+    char changed[256];
+    int at = 0;
+    for (int r = 0; r < rounds && at < (int)sizeof changed - 12; r++)
+        at += snprintf(changed + at, sizeof changed - (size_t)at, "%s%u", r ? " " : "", st[1 + r]);
+    vki_gpu_log(g, VKIMG_LOG_DEBUG, "JPEG Huffman decoding: exits changed a round: %s; errors 0x%x", changed, st[0]);
+    static const struct {
+        uint32_t bit;
+        const char *what;
+    } why[] = { { VKI_JH_ERR_CODE, "no Huffman code where one belongs" },
+                { VKI_JH_ERR_COUNT, "a restart interval with another number of blocks than its MCUs" },
+                { VKI_JH_ERR_EXTRA, "data after a restart interval's last block" },
+                { VKI_JH_ERR_DC, "a DC difference of more than 11 bits" },
+                { VKI_JH_ERR_SYNC, "its subsequences did not synchronize" } };
+    const uint32_t bits = st[0] | (st[rounds] ? VKI_JH_ERR_SYNC : 0);
+    for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
+        if (bits & why[i].bit)
+            return vki_fail(e, VKIMG_E_AGAIN, "JPEG: the device did not decode the entropy-coded data (%s)",
+                            why[i].what);
+    return 0;
+}
+
 int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, const vkimg_run_opts *o,
                 vkimg_image *out, int n, vkimg_err *e)
 {
@@ -171,8 +199,10 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
     if (o && o->jpeg_quality && n == 1 && pl.out_fmt == VKIMG_U8 && !last->data_output &&
         (rc = vki_jpeg_coded_layout(s->out_w[0], s->out_h[0], s->c[s->n], o->jpeg_quality, &cout, e)))
         goto done;
-    const size_t in_bytes = cin ? cin->ncoef * sizeof(int16_t) : pl.in_bytes;
-    const char *in_what = cin ? "input JPEG coefficients" : "input image";
+    const size_t in_bytes = cin ? (cin->entropy ? cin->entropy_bytes : cin->ncoef * sizeof(int16_t)) : pl.in_bytes;
+    const char *in_what = cin ? (cin->entropy ? "input JPEG scan" : "input JPEG coefficients") : "input image";
+    VkDeviceAddress status_addr = 0; /* a JPEG scan the device decodes: how that went */
+    int status_slot = -1;
     VkDeviceAddress in_addr;
     const vki_buf *inbuf = drop ? NULL : vki_devimg_buf(in, g); /* decoded into device-visible memory: no host copy */
     void *in_host = NULL;
@@ -208,11 +238,21 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
                                  &slot[k])))
             goto done;
     }
+    if (cin && cin->entropy &&
+        (rc = vki_run_output(run, sizeof(uint32_t) * (1 + (size_t)vki_jpeg_sync_rounds()), true,
+                             "JPEG decode status", &status_addr, &status_slot)))
+        goto done;
     const double t_buffers = vki_now_ms();
     vki_rec *rec = vki_run_rec(run);
     if (cin) {
+        VkDeviceAddress coefs = in_addr;
+        if (cin->entropy) { /* the Huffman codes first */
+            if ((rc = vki_jpeg_rec_entropy(rec, cin, in_addr, status_addr, &coefs)))
+                goto done;
+            vki_run_mark(run, "jpeg huffman");
+        }
         if ((rc = vki_rec_scratch(rec, vki_jpeg_pixels_bytes(in->w, in->h, in->c), "decoded JPEG", &pl.in)) ||
-            (rc = vki_jpeg_rec_decode(rec, cin, in_addr, in->w, in->h, pl.in)))
+            (rc = vki_jpeg_rec_decode(rec, cin, coefs, in->w, in->h, pl.in)))
             goto done;
         vki_run_mark(run, "jpeg decode");
     }
@@ -227,6 +267,8 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
         vki_run_mark(run, "jpeg encode");
     }
     if ((rc = vki_run_submit(run)))
+        goto done;
+    if (status_slot >= 0 && (rc = entropy_status(g, vki_run_output_data(run, status_slot), e)))
         goto done;
     double t0 = vki_now_ms();
     for (int k = 0; k < n; k++) {

@@ -8,7 +8,8 @@
  * and undefined behaviour are found by the sanitizers and libFuzzer themselves.
  *
  *   fuzz_one_load   vkimg_load_memory (every format: magic bytes pick the one
- *                   decoder; again with shrink-on-load) and the metadata
+ *                   decoder; again with shrink-on-load, and JPEGs coded for
+ *                   the device: vkimg_load_opts.jpeg_coded, jpeg_entropy) and the metadata
  *                   readers (vki_meta_read: EXIF, ICC), the metadata writers
  *                   on what was read (read(add(file, m)) = m, the pixels
  *                   unchanged) and the EXIF orientation rewrite
@@ -22,6 +23,7 @@
 #ifndef VKIMG_FUZZ_H
 #define VKIMG_FUZZ_H
 
+#include "core/coded.h"
 #include "io/io_priv.h"
 #include "io/ktx2.h"
 #include "io/meta.h"
@@ -257,6 +259,56 @@ static inline void fuzz_one_dropped_load(const uint8_t *data, size_t size, const
     vkimg_image_free(&im);
 }
 
+/* The load with jpeg_coded and jpeg_entropy (the JPEG scan copied for the device,
+ * or libjpeg's coefficients): where it gives a coded image, the size of the plain
+ * load's, and a scan blob whose every interval lies inside it (vki_shared.h
+ * VKI_JH_*; its bytes all read), or coefficients of the layout's size. */
+static inline void fuzz_one_coded_load(const uint8_t *data, size_t size, const vkimg_image *full)
+{
+    vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS, .jpeg_coded = true, .jpeg_entropy = true };
+    vkimg_image im;
+    vkimg_err e = { 0 };
+    int rc = vkimg_load_memory(data, size, FUZZ_NAME, &o, &im, &e);
+    if (rc) {
+        fuzz_check_error(rc, &e, VKIMG_E_RUNTIME, FUZZ_NAME);
+        return;
+    }
+    if (!im.coded) {
+        fuzz_check_image(&im, FUZZ_MAX_PIXELS, "vkimg_load_memory (jpeg_coded)");
+        vkimg_image_free(&im);
+        return;
+    }
+    const struct vkimg_coded *cd = im.coded;
+    FUZZ_CHECK(im.fmt == VKIMG_U8 && im.c == (cd->ncomp == 1 ? 1 : 3) && im.w >= 1 && im.h >= 1,
+               "coded: %dx%d x%d %s, %d components", im.w, im.h, im.c, vkimg_fmt_name(im.fmt), cd->ncomp);
+    FUZZ_CHECK(!full || (full->w == im.w && full->h == im.h), "coded %dx%d, decoded %dx%d", im.w, im.h, full->w,
+               full->h);
+    const uint32_t *w = im.data;
+    size_t bytes = cd->entropy ? cd->entropy_bytes : cd->ncoef * 2, words = bytes / 4;
+    if (cd->entropy) {
+        FUZZ_CHECK(bytes % 4 == 0 && words > VKI_JH_HEADER + 8 * VKI_JH_TABLE, "scan blob of %zu bytes", bytes);
+        const uint32_t nint = w[VKI_JH_NINT], ivl = w[VKI_JH_IVL], d0 = w[VKI_JH_DATA];
+        FUZZ_CHECK(nint >= 1 && w[VKI_JH_BPM] >= 1 && w[VKI_JH_BPM] <= VKI_JH_MAX_BPM && ivl == VKI_JH_HEADER + 8 * VKI_JH_TABLE &&
+                       d0 == ivl + 2 * (size_t)nint && d0 <= words,
+                   "scan blob header: %u intervals, %u blocks a MCU, tables to %u, data at %u of %zu words", nint,
+                   w[VKI_JH_BPM], ivl, d0, words);
+        uint64_t next = 0;
+        for (uint32_t k = 0; k < nint; k++) {
+            const uint64_t at = w[ivl + 2 * k], bits = w[ivl + 2 * k + 1];
+            FUZZ_CHECK(at >= next && d0 + at + (bits + 31) / 32 + 1 <= words,
+                       "interval %u: word %llu, %llu bits, past the blob (%zu words)", k, (unsigned long long)at,
+                       (unsigned long long)bits, words);
+            next = at + (bits + 31) / 32 + 1;
+        }
+    }
+    unsigned sum = 0;
+    const unsigned char *p = im.data;
+    for (size_t i = 0; i < bytes; i++)
+        sum += p[i];
+    (void)sum;
+    vkimg_image_free(&im);
+}
+
 static inline void fuzz_one_load(const uint8_t *data, size_t size)
 {
     vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS };
@@ -271,6 +323,7 @@ static inline void fuzz_one_load(const uint8_t *data, size_t size)
     }
     fuzz_one_shrunk_load(data, size, rc == 0 ? &im : NULL);
     fuzz_one_dropped_load(data, size, rc == 0 ? &im : NULL);
+    fuzz_one_coded_load(data, size, rc == 0 ? &im : NULL);
 
     /* the metadata, as vkimg_load_meta reads it from the same bytes */
     vkimg_meta m;
