@@ -213,10 +213,10 @@ static bool zero_copy(void)
     return !v || strcmp(v, "0");
 }
 
-/* --jpeg-stages device */
+/* --jpeg-stages transforms or device: JPEG's transform stages on the device */
 static bool jpeg_on_device(const batch *b)
 {
-    return b->cfg->jpeg_stages == JPEG_STAGES_DEVICE;
+    return b->cfg->jpeg_stages != JPEG_STAGES_HOST;
 }
 
 static void run_job(batch *b, job *j, int worker)
@@ -234,6 +234,10 @@ static void run_job(batch *b, job *j, int worker)
         j->status = -1;
         return;
     }
+    /* --jpeg-stages device: baseline scans' Huffman codes too, unless the device
+     * could not decode them (VKIMG_E_AGAIN: the file is loaded again, libjpeg's) */
+    bool entropy = b->cfg->jpeg_stages == JPEG_STAGES_DEVICE;
+again:;
     double t = cli_now_ms();
     load_req sr = { .b = b, .j = j };
     vkimg_load_opts lo = b->cfg->lo;
@@ -241,6 +245,7 @@ static void run_job(batch *b, job *j, int worker)
     lo.alloc = job_alloc;
     lo.user = &sr;
     lo.jpeg_coded = jpeg_on_device(b);
+    lo.jpeg_entropy = entropy;
     lo.drop_opaque_alpha = alpha_unused(b, j);
     const int tid = worker + 1;
     int rc = vkimg_load_meta(j->in, &lo, &src, &meta, &e);
@@ -294,6 +299,18 @@ static void run_job(batch *b, job *j, int worker)
     rc = vkimg_run_n(d->ctx, b->cfg->p, &src, &ro, dst, n, &e);
     gpu_release(b, d, slot);
     j->gpu_ms = cli_now_ms() - t;
+    if (rc == VKIMG_E_AGAIN && entropy) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s: %s: decoded on the host", j->in, e.msg);
+        cli_log(NULL, VKIMG_LOG_DEBUG, msg);
+        vkimg_image_free(&src);
+        free(levels);
+        levels = NULL;
+        vkimg_meta_free(&meta);
+        meta = (vkimg_meta){ .orientation = 1 };
+        entropy = false;
+        goto again;
+    }
     if (b->trace) {
         char lane[48];
         const int dtid = TRACE_TID_DEVICE((int)(d - b->devs), slot);

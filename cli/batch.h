@@ -32,7 +32,7 @@ typedef struct batch_cfg {
     int gpu_inflight; /* images on a device at once */
     const char *trace; /* --trace FILE: a timeline of the batch (trace.h); NULL: none */
     double file_timeout_s; /* --file-timeout: the run stops when a file takes longer; 0: no limit */
-    int jpeg_stages;  /* --jpeg-stages: JPEG_STAGES_HOST or _DEVICE */
+    int jpeg_stages;  /* --jpeg-stages: JPEG_STAGES_* */
 } batch_cfg;
 
 /* Where JPEG's transform stages run (IDCT, upsampling and colour conversion of a
@@ -42,7 +42,7 @@ typedef struct batch_cfg {
  * way; on the H100 machine the device's stages take less of each worker's time
  * but hold a device slot longer (docs/performance.md), so the host stays the
  * default until that is the faster batch. */
-enum { JPEG_STAGES_HOST = 0, JPEG_STAGES_DEVICE };
+enum { JPEG_STAGES_HOST = 0, JPEG_STAGES_TRANSFORMS, JPEG_STAGES_DEVICE };
 
 /* Runs the jobs; fills their results, prints per-file errors, JSON lines and
  * the summary (or the --timing of a single image). Returns the exit code. */

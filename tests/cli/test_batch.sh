@@ -212,19 +212,31 @@ if shrunk:
   check "shrink-on-load: within 0.05 of the exact thumbnail everywhere" '[ $? -eq 0 ]'
 fi
 
-# --jpeg-stages: JPEG's transform stages on the device give the same files as
-# libjpeg-turbo doing them all (JPEG in and out, PNG out; a pipeline between)
+# --jpeg-stages: JPEG's transform stages on the device (and its Huffman decoding)
+# give the same files as libjpeg-turbo doing them all (JPEG in and out, PNG out; a
+# pipeline between)
 if [ -f "$src/images/portrait.jpg" ]; then
   mkdir -p "$t/js"
   for f in copy "blur=2,gray"; do
     for ext in jpg png; do
       "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/host.$ext" -f "$f" --jpeg-stages host
-      "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/dev.$ext" -f "$f" --jpeg-stages device
-      check "--jpeg-stages device = host ($f -> $ext)" 'cmp -s "$t/js/host.$ext" "$t/js/dev.$ext"'
+      for where in transforms device; do
+        "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/dev.$ext" -f "$f" --jpeg-stages $where
+        check "--jpeg-stages $where = host ($f -> $ext)" 'cmp -s "$t/js/host.$ext" "$t/js/dev.$ext"'
+      done
     done
   done
+  "$vk" -vv -i "$src/images/portrait.jpg" -o "$t/js/dev.png" -f copy --jpeg-stages device 2>"$t/js/log"
+  check "--jpeg-stages device: the device decodes the Huffman codes" \
+    'grep -q "JPEG Huffman decoding: .* errors 0x0" "$t/js/log" && ! grep -q "decoded on the host" "$t/js/log"'
+  # where the device does not synchronize in the rounds given, the host decodes the file: the same file
+  "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/host.png" -f copy
+  VKIMG_JPEG_SYNC_ROUNDS=2 VKIMG_JPEG_SYNC_BITS=64 "$vk" -vv -i "$src/images/portrait.jpg" -o "$t/js/dev.png" \
+    -f copy --jpeg-stages device 2>"$t/js/log"
+  check "--jpeg-stages device, not synchronized: decoded on the host, the same file" \
+    '[ $? -eq 0 ] && grep -q "did not synchronize.*decoded on the host" "$t/js/log" && cmp -s "$t/js/host.png" "$t/js/dev.png"'
   "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/x.jpg" --jpeg-stages gpu 2>"$t/js/err"
-  check "--jpeg-stages gpu: exit 2" '[ $? -eq 2 ] && grep -q "expected host or device" "$t/js/err"'
+  check "--jpeg-stages gpu: exit 2" '[ $? -eq 2 ] && grep -q "expected host, transforms or device" "$t/js/err"'
 fi
 
 echo "test_batch: $pass passed, $fail failed"
