@@ -69,7 +69,7 @@ typedef struct vki_buf {
 
 typedef struct vki_kernel vki_kernel;
 
-#define VKI_POOL_MAX 32
+#define VKI_POOL_MAX 256
 
 typedef struct vki_gpu {
     VkInstance instance;

@@ -158,19 +158,20 @@ int vki_buf_import_host(vki_gpu *g, const void *p, VkDeviceSize n, const char *w
 }
 
 /* An idle buffer of the pool of this kind that holds size bytes and no more
- * than twice that: the smallest, of those the newest (its pages are the
- * likeliest to be warm). A batch's images differ in channels (RGB and RGBA
+ * than twice that (or any small one, for a small size: POOL_SMALL): the
+ * smallest, of those the newest (its pages are the likeliest to be warm). A batch's images differ in channels (RGB and RGBA
  * photographs) and so do their buffers: asking for equal sizes only, each new
  * size was a new allocation, whose every page the kernel zeroes on first touch
  * (on a CPU device 17.6% of a PNG batch's samples in `perf record`, 8% with
  * this). Its size stays the buffer's: b->size is at least what was asked. */
+#define POOL_SMALL ((VkDeviceSize)1 << 20)
 static bool pool_take(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, vki_buf *b)
 {
     int best = -1;
     pthread_mutex_lock(&g->plock);
     for (int i = g->pool_n - 1; i >= 0; i--) {
         const vki_buf *p = &g->pool[i];
-        if (p->kind == kind && p->shared == shared && p->size >= size && p->size / 2 <= size &&
+        if (p->kind == kind && p->shared == shared && p->size >= size && (p->size / 2 <= size || p->size <= POOL_SMALL) &&
             (best < 0 || p->size < g->pool[best].size))
             best = i;
     }
