@@ -57,8 +57,9 @@ enum {
     VKIMG_OK = 0,
     VKIMG_E_RUNTIME = 1, /* the operation failed: I/O, a bad or hostile file, the device, a limit */
     VKIMG_E_USAGE = 2,   /* the request is invalid: an argument, an option value, a pipeline */
-    VKIMG_E_AGAIN = 3,   /* vkimg_run could not finish the decode of an input loaded with
-                            vkimg_load_opts.jpeg_entropy on the device: load it without that, run again */
+    VKIMG_E_AGAIN = 3,   /* vkimg_run could not do on the device what vkimg_load_opts.jpeg_entropy or
+                            vkimg_run_opts.jpeg_entropy asked of it (see there): load the input
+                            again without jpeg_entropy, run again without */
 };
 
 typedef struct vkimg_err {
@@ -389,6 +390,11 @@ typedef struct vkimg_run_opts {
                              vkimg_save: 4:4:4 from quality 90, 4:2:0 below, gray for 1-2
                              channels): out->coded is set, vkimg_save only entropy-codes it.
                              For one U8 result (else ignored). 0: pixels */
+    bool jpeg_entropy;    /* with jpeg_quality: the device does the Huffman coding too: out->coded holds
+                             the entropy-coded data (vkimg_save writes the file's headers around it;
+                             the same file). Where that data would not fit the buffer the device
+                             writes it into (more bytes than the coefficients'), the run fails with
+                             VKIMG_E_AGAIN: run again without */
     bool alpha_unused;    /* the caller keeps no alpha of the results (a JPEG file drops it): where
                              the input's alpha is all at its maximum and every op keeps it so, the
                              run may leave it behind on upload (CPU devices, which look at alpha

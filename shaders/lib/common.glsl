@@ -28,6 +28,7 @@ layout(buffer_reference, std430, buffer_reference_align = 2) buffer U16Buf { uin
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer F16Buf { float16_t v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer F32Buf { float v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer U32Buf { uint v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer U32x4Buf { uvec4 v[]; };
 
 // Exact conversions between integers 0 <= n < 2^22 and floats without the GPU's
 // conversion instructions (I2F, F2I, FRND: on NVIDIA a quarter of the FMA rate

@@ -70,4 +70,18 @@
 #define VKI_JH_ERR_EXTRA 8u /* a byte or more after an interval's last block (libjpeg warns) */
 #define VKI_JH_ERR_DC 16u   /* a DC difference of more than 11 bits */
 
+/* The layout of a JPEG's scan and its code tables as the device's Huffman coder
+ * reads them (shaders/codec/jpeg_henc.comp; src/exec/jpeg.c writes them): 32-bit
+ * words. */
+#define VKI_JE_BPM 0     /* blocks a MCU */
+#define VKI_JE_MCUX 1    /* MCUs in a row */
+#define VKI_JE_BLOCKS 2  /* blocks in the scan */
+#define VKI_JE_SLOT 8    /* 6 words: block j of a MCU: component | h << 4 | v << 8 | DC table << 12 | AC table << 16 */
+#define VKI_JE_COMP 16   /* 8 words a component: H, V (its blocks in a MCU), blocks in a row, first block,
+                            blocks across and down that hold the image (the others are libjpeg's dummy
+                            blocks: AC 0, the DC of the block before) */
+#define VKI_JE_CODES 48  /* 4 tables (core/coded.h VKI_JPEG_HUFF_*) of 256 codes: code | length << 16 */
+#define VKI_JE_WORDS (VKI_JE_CODES + 4 * 256)
+#define VKI_JE_ERR_FULL 1u /* the segment does not fit the host's buffer */
+
 #endif

@@ -43,6 +43,14 @@ struct vkimg_coded {
     size_t ncoef; /* coefficients in the image's data */
 };
 
+/* The standard Huffman tables vkimg's JPEGs are coded with (libjpeg's defaults,
+ * no optimization pass): VKI_JPEG_HUFF_* index them. vki_jpeg_huff_codes: table
+ * t's code of each symbol as code | length << 16 (length 0: no code). */
+enum { VKI_JPEG_HUFF_DC0, VKI_JPEG_HUFF_AC0, VKI_JPEG_HUFF_DC1, VKI_JPEG_HUFF_AC1 };
+extern const uint8_t vki_jpeg_std_bits[4][17];
+extern const uint8_t vki_jpeg_std_vals[4][162];
+void vki_jpeg_huff_codes(int t, uint32_t codes[256]);
+
 /* Frees a coded image's layout (vkimg_image_free). */
 void vki_coded_free(struct vkimg_coded *cd);
 

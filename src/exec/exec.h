@@ -131,6 +131,10 @@ int vki_run_input_buf(vki_run *r, const vki_buf *src, size_t bytes, const char *
  * vki_run_submit through vki_run_output_data(r, *slot); `zero`: cleared on the
  * device before the kernels. */
 int vki_run_output(vki_run *r, size_t bytes, bool zero, const char *what, VkDeviceAddress *addr, int *slot);
+/* An output the kernels write straight into host memory through *addr (bytes,
+ * not cleared; no copy: for a small result whose size only the device knows, in
+ * a buffer sized for the most it may be). Read it as vki_run_output's. */
+int vki_run_output_host(vki_run *r, size_t bytes, const char *what, VkDeviceAddress *addr, int *slot);
 /* The recording context of the kernels; the first call ends the declarations. */
 vki_rec *vki_run_rec(vki_run *r);
 /* Ends a stage (the kernels recorded since the last mark): with timing, its GPU
@@ -177,6 +181,23 @@ int vki_jpeg_sync_rounds(void);
  * cd's layout at `coefs` (cd from vki_jpeg_coded_layout). */
 int vki_jpeg_rec_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress src, int w, int h, int c,
                         VkDeviceAddress coefs);
+
+/* Whether the device can Huffman-code an image of cd's layout (vki_jpeg_coded_layout):
+ * the sums of its blocks' bits fit 32 bits. */
+bool vki_jpeg_huff_encode_fits(const struct vkimg_coded *cd);
+/* The bytes of the host buffer the device writes the entropy-coded data into
+ * (vki_run_output_host) and 16: as many as the coefficients' (a JPEG's data is a
+ * fraction of them; where it is not, VKI_JE_ERR_FULL; VKIMG_JPEG_CODED_MAX=N
+ * sets fewer). */
+size_t vki_jpeg_huff_out_bytes(const struct vkimg_coded *cd);
+/* Records the Huffman coding of the coefficients at `coefs` (cd's layout, from
+ * vki_jpeg_rec_encode) into the entropy-coded segment libjpeg's
+ * jpeg_write_coefficients would write for them (standard tables, no restart
+ * intervals, 0xFF bytes stuffed, the last byte padded with 1-bits), written into
+ * host memory at `out` (vki_jpeg_huff_out_bytes); status (2 uints, zeroed): [0]
+ * VKI_JE_ERR_* bits, [1] the segment's length. */
+int vki_jpeg_rec_huff_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress coefs, VkDeviceAddress out,
+                             VkDeviceAddress status);
 
 /* ---------------------------------------------------------------- pipelines */
 

@@ -6,6 +6,7 @@
 #include "core/util.h"
 #include "spv/jpeg_color.spv.h"
 #include "spv/jpeg_fdct.spv.h"
+#include "spv/jpeg_henc.spv.h"
 #include "spv/jpeg_huff.spv.h"
 #include "spv/jpeg_idct.spv.h"
 #include "spv/jpeg_scan.spv.h"
@@ -255,6 +256,102 @@ int vki_jpeg_rec_entropy(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddre
         scan_pc sc = { .src = vki_addr_of(*coefs), .n = c[VKI_JH_C_N], .h = c[VKI_JH_C_H], .v = c[VKI_JH_C_V],
                        .off = c[VKI_JH_C_OFF], .bw = c[VKI_JH_C_BW], .mcux = hdr[VKI_JH_MCUX], .ri = hdr[VKI_JH_RI] };
         if ((rc = rec_scan(r, 1, wg, aux, &sc)))
+            return rc;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- Huffman coding */
+
+#define ENC_BLOCK_BITS 1700 /* at most a block's codes: DC 16 + 11, 63 AC 16 + 10 (1665) */
+#define ENC_CHUNK 64        /* jpeg_henc's phases 2 and 3: bytes an invocation */
+
+bool vki_jpeg_huff_encode_fits(const struct vkimg_coded *cd)
+{
+    uint64_t blocks = 0;
+    for (int k = 0; k < cd->ncomp; k++)
+        blocks += (uint64_t)cd->comp[k].bw * cd->comp[k].bh;
+    return cd->ncomp == 1 || cd->ncomp == 3 ? blocks * ENC_BLOCK_BITS < ((uint64_t)1 << 32) : false;
+}
+
+size_t vki_jpeg_huff_out_bytes(const struct vkimg_coded *cd)
+{
+    /* VKIMG_JPEG_CODED_MAX: fewer (tests: the segment that does not fit) */
+    const size_t most = cd->ncoef * sizeof(int16_t);
+    return (size_t)vki_env_long("VKIMG_JPEG_CODED_MAX", (long)most, 1, (long)most) + 16;
+}
+
+int vki_jpeg_rec_huff_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress coefs, VkDeviceAddress out,
+                             VkDeviceAddress status)
+{
+    uint32_t info[VKI_JE_WORDS];
+    memset(info, 0, sizeof info);
+    /* the scan: gray as its blocks row by row; colour interleaved, s x s luma blocks a MCU */
+    const uint32_t s = cd->ncomp == 1 ? 1 : cd->comp[1].hs;
+    uint32_t bpm = 0;
+    for (int k = 0; k < cd->ncomp; k++) {
+        const uint32_t f = cd->ncomp == 1 ? 1 : s / cd->comp[k].hs; /* its blocks across and down a MCU */
+        uint32_t *cw = info + VKI_JE_COMP + 8 * k;
+        cw[0] = cw[1] = f;
+        cw[2] = cd->comp[k].bw;
+        cw[3] = (uint32_t)(cd->comp[k].off / 64);
+        cw[4] = (cd->comp[k].cw + 7) / 8; /* width_in_blocks */
+        cw[5] = (cd->comp[k].ch + 7) / 8;
+        const uint32_t tabs = k == 0 ? (VKI_JPEG_HUFF_DC0 << 12 | VKI_JPEG_HUFF_AC0 << 16)
+                                     : (VKI_JPEG_HUFF_DC1 << 12 | VKI_JPEG_HUFF_AC1 << 16);
+        for (uint32_t v = 0; v < f; v++)
+            for (uint32_t h = 0; h < f; h++)
+                info[VKI_JE_SLOT + bpm++] = (uint32_t)k | h << 4 | v << 8 | tabs;
+    }
+    const uint32_t mcux = cd->comp[0].bw / (cd->ncomp == 1 ? 1 : s), mcuy = cd->comp[0].bh / (cd->ncomp == 1 ? 1 : s);
+    const uint64_t blocks = (uint64_t)mcux * mcuy * bpm;
+    info[VKI_JE_BPM] = bpm;
+    info[VKI_JE_MCUX] = mcux;
+    info[VKI_JE_BLOCKS] = (uint32_t)blocks;
+    for (int t = 0; t < 4; t++)
+        vki_jpeg_huff_codes(t, info + VKI_JE_CODES + 256 * t);
+    if (!vki_jpeg_huff_encode_fits(cd) || bpm > 6)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "JPEG: too many blocks to code on the device (%llu)",
+                        (unsigned long long)blocks);
+    const uint64_t cap_bits = blocks * ENC_BLOCK_BITS, cap_bytes = cap_bits / 8 + 16;
+    const uint64_t chunks = (cap_bytes + ENC_CHUNK - 1) / ENC_CHUNK;
+    const uint32_t wg = vki_wg_1d(r->gpu);
+    const uint64_t most = (blocks > chunks ? blocks : chunks) + 1;
+    /* one scratch buffer: the blocks' bits and their sums, the chunks' 0xFFs and theirs, the sums' chunk sums */
+    const uint64_t part[3] = { (blocks + 1) * 4, (chunks + 1) * 4,
+                               (most + (uint64_t)wg * SCAN_PER - 1) / ((uint64_t)wg * SCAN_PER) * 8 };
+    uint64_t off[3], total = 0;
+    for (int i = 0; i < 3; i++) {
+        off[i] = total;
+        total += (part[i] + 15) / 16 * 16;
+    }
+    VkDeviceAddress infoa, scratch, bits, stuffed;
+    int rc;
+    if ((rc = vki_rec_const(r, info, sizeof info, "JPEG scan and codes", &infoa)) ||
+        (rc = vki_rec_scratch(r, total, "JPEG coder's sums", &scratch)) ||
+        (rc = vki_rec_scratch_init(r, cap_bytes, NULL, "JPEG coded bits", &bits)) ||
+        (rc = vki_rec_scratch(r, 2 * cap_bytes + 16, "JPEG entropy-coded data", &stuffed)))
+        return rc;
+    const VkDeviceAddress lens = scratch + off[0], ffs = scratch + off[1], aux = scratch + off[2];
+    struct {
+        vki_addr info, coefs, lens, bits, ffs, stuffed, dst, status;
+        uint32_t cap_bits, cap_out, chunks;
+    } pc = { vki_addr_of(infoa), vki_addr_of(coefs), vki_addr_of(lens), vki_addr_of(bits), vki_addr_of(ffs),
+             vki_addr_of(stuffed), vki_addr_of(out), vki_addr_of(status), (uint32_t)cap_bits,
+             (uint32_t)vki_jpeg_huff_out_bytes(cd) - 16, (uint32_t)chunks };
+    const uint64_t groups[5] = { (blocks + wg - 1) / wg, (blocks + wg - 1) / wg, (chunks + wg - 1) / wg,
+                                 (chunks + wg - 1) / wg, (pc.cap_out / 16 + 1 + wg - 1) / wg };
+    for (int phase = 0; phase < 5; phase++) {
+        if (phase == 1 || phase == 3) { /* the prefix sums of the bits a block / of the 0xFFs a chunk */
+            scan_pc sc = { .src = vki_addr_of(phase == 1 ? lens : ffs), .dst = vki_addr_of(phase == 1 ? lens : ffs),
+                           .n = (uint32_t)(phase == 1 ? blocks : chunks) };
+            if ((rc = rec_scan(r, 0, wg, aux, &sc)))
+                return rc;
+        }
+        vki_spec spec = spec_1d(wg);
+        vki_spec_named(&spec, "PHASE", (uint32_t)phase);
+        vki_spec_named(&spec, "CHUNK", ENC_CHUNK);
+        if ((rc = vki_rec_dispatch_1d(r, "jpeg_henc", VKI_SPV(jpeg_henc), &spec, &pc, sizeof pc, groups[phase])))
             return rc;
     }
     return 0;

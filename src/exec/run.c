@@ -46,8 +46,9 @@ typedef struct run_in {
 } run_in;
 
 typedef struct run_out {
-    vki_buf dev, rb; /* rb empty where g->uma */
+    vki_buf dev, rb; /* rb empty where g->uma or direct */
     size_t bytes;
+    bool direct;     /* dev is host memory the kernels write (vki_run_output_host): no copy */
 } run_out;
 
 struct vki_run {
@@ -252,6 +253,25 @@ int vki_run_output(vki_run *r, size_t bytes, bool zero, const char *what, VkDevi
     return 0;
 }
 
+int vki_run_output_host(vki_run *r, size_t bytes, const char *what, VkDeviceAddress *addr, int *slot)
+{
+    vki_gpu *g = r->g;
+    if (r->recording)
+        return declared_late(r, what);
+    if (r->nout == RUN_MAX_OUT)
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d outputs in one run", what, RUN_MAX_OUT);
+    run_out *o = &r->out[r->nout];
+    memset(o, 0, sizeof *o);
+    o->bytes = bytes;
+    o->direct = true;
+    int rc = vki_buf_create(g, round_up(bytes, 16), g->uma ? VKI_MEM_MAPPED : VKI_MEM_HOST_OUT, what, &o->dev, r->e);
+    if (rc)
+        return rc;
+    *slot = r->nout++;
+    *addr = o->dev.addr;
+    return 0;
+}
+
 vki_rec *vki_run_rec(vki_run *r)
 {
     if (!r->recording) {
@@ -275,6 +295,15 @@ void vki_run_mark(vki_run *r, const char *name)
 
 /* Records the readbacks into cmd: the kernels' (and fills') writes, the copies,
  * then host visibility; where g->uma, only the last. */
+/* How many outputs are copied (not written by the kernels into host memory) */
+static int copied_outputs(const vki_run *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nout; i++)
+        n += !r->out[i].direct;
+    return n;
+}
+
 static void record_readback(vki_run *r, VkCommandBuffer cmd, bool after_kernels)
 {
     if (!r->nout)
@@ -285,9 +314,13 @@ static void record_readback(vki_run *r, VkCommandBuffer cmd, bool after_kernels)
         vki_cmd_barrier(cmd, kstages, kwrites, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
         return;
     }
+    if (!copied_outputs(r))
+        return;
     if (after_kernels) /* one queue; on a transfer queue the semaphore orders them */
         vki_cmd_barrier(cmd, kstages, kwrites, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
     for (int i = 0; i < r->nout; i++) {
+        if (r->out[i].direct)
+            continue;
         VkBufferCopy c = { .size = r->out[i].bytes };
         vkCmdCopyBuffer(cmd, r->out[i].dev.buf, r->out[i].rb.buf, 1, &c);
     }
@@ -343,7 +376,7 @@ static int submit_split(vki_run *r, uint32_t *q_end)
     VkFence fence[3] = { VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE };
     VkQueryPool xqp = r->xqp;
     bool fenced[3] = { false, false, false };
-    bool has_up = r->nin > 0 && !g->uma, has_down = r->nout > 0 && !g->uma;
+    bool has_up = r->nin > 0 && !g->uma, has_down = copied_outputs(r) > 0 && !g->uma;
     int rc = 0;
 
     VkSemaphoreCreateInfo sci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO };
@@ -429,6 +462,9 @@ int vki_run_submit(vki_run *r)
     if (r->failed)
         return e->code ? e->code : VKIMG_E_RUNTIME;
     vki_run_rec(r);
+    if (!g->uma && copied_outputs(r) < r->nout) /* the kernels wrote host memory: the host reads it */
+        vki_cmd_barrier(r->ops.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     uint32_t q_end = 0;
     int rc = flush_inputs(r);
     if (!rc)
@@ -438,7 +474,7 @@ int vki_run_submit(vki_run *r)
         return rc;
     }
     for (int i = 0; i < r->nout; i++)
-        if ((rc = vki_buf_invalidate(g, g->uma ? &r->out[i].dev : &r->out[i].rb, e)))
+        if ((rc = vki_buf_invalidate(g, g->uma || r->out[i].direct ? &r->out[i].dev : &r->out[i].rb, e)))
             return rc;
     if (r->qp) {
         uint64_t q[RUN_QUERIES] = { 0 };
@@ -474,7 +510,7 @@ int vki_run_take_output(vki_run *r, int slot, vki_buf *b)
     memset(b, 0, sizeof *b);
     if (slot < 0 || slot >= r->nout || r->failed)
         return vki_fail(r->e, VKIMG_E_RUNTIME, "output %d of the run: none (an internal error)", slot);
-    vki_buf *src = r->g->uma ? &r->out[slot].dev : &r->out[slot].rb;
+    vki_buf *src = r->g->uma || r->out[slot].direct ? &r->out[slot].dev : &r->out[slot].rb;
     *b = *src;
     memset(src, 0, sizeof *src);
     return 0;
@@ -484,7 +520,7 @@ const void *vki_run_output_data(const vki_run *r, int slot)
 {
     if (slot < 0 || slot >= r->nout)
         return NULL;
-    return r->g->uma ? r->out[slot].dev.map : r->out[slot].rb.map;
+    return r->g->uma || r->out[slot].direct ? r->out[slot].dev.map : r->out[slot].rb.map;
 }
 
 void vki_run_copies(const vki_run *r, double *up_ms, double *down_ms)

@@ -53,6 +53,8 @@ typedef enum vki_mem {
     VKI_MEM_MAPPED,   /* as DEVICE, and mapped: only where vki_gpu.uma */
     VKI_MEM_HOST_IN,  /* host-visible, cached if possible, transfer src: images the host decodes into
                          (write-combined memory would make a decoder's unaligned stores slow) */
+    VKI_MEM_HOST_OUT, /* host memory (cached if possible, not the device's BAR) that shaders write through its
+                         address: a small result the host reads, whose size only the device knows */
 } vki_mem;
 
 typedef struct vki_buf {

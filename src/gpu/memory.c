@@ -245,6 +245,13 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
         want = VK_MEMORY_PROPERTY_HOST_CACHED_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         address = true;
         break;
+    case VKI_MEM_HOST_OUT:
+        usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        want = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        avoid = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+        address = true;
+        break;
     case VKI_MEM_CONST:
         usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
         need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;

@@ -755,6 +755,47 @@ static void coded_setup(j_compress_ptr cj, int w, int h, bool gray, int quality)
     cj->dct_method = JDCT_ISLOW;
 }
 
+/* A coded image whose data is its entropy-coded segment (the device's Huffman
+ * coding): the headers jpeg_write_coefficients writes for its layout and tables
+ * (those of a MCU of zeros coded so, its frame's size set), the segment, EOI. */
+static int encode_entropy(const vkimg_image *im, unsigned char **out, size_t *outlen, vkimg_err *e)
+{
+    const struct vkimg_coded *cd = im->coded;
+    const int mcu = cd->ncomp == 3 ? 8 * (int)cd->comp[1].hs : 8;
+    struct vkimg_coded *zcd = NULL;
+    int rc = vki_jpeg_coded_layout(mcu, mcu, im->c, cd->quality, &zcd, e);
+    if (rc)
+        return rc;
+    for (int k = 0; k < cd->ncomp; k++)
+        memcpy(zcd->comp[k].quant, cd->comp[k].quant, sizeof zcd->comp[k].quant);
+    vkimg_image z = { .w = mcu, .h = mcu, .c = im->c, .fmt = VKIMG_U8, .data = calloc(zcd->ncoef, sizeof(int16_t)),
+                      .coded = zcd };
+    unsigned char *hj = NULL;
+    size_t hn = 0, sof = 0, data0 = 0;
+    if (!z.data)
+        rc = vki_fail(e, VKIMG_E_RUNTIME, "jpeg: out of memory");
+    else if (!(rc = vki_jpeg_encode_coded(&z, &hj, &hn, e)) && !(data0 = scan_start(hj, hn, &sof)))
+        rc = vki_fail(e, VKIMG_E_RUNTIME, "jpeg: the headers libjpeg wrote are not as expected");
+    vkimg_image_free(&z);
+    unsigned char *o = rc ? NULL : vki_malloc_big(data0 + cd->entropy_bytes + 2);
+    if (!rc && !o)
+        rc = vki_fail(e, VKIMG_E_RUNTIME, "jpeg: out of memory (%zu bytes)", data0 + cd->entropy_bytes + 2);
+    if (!rc) {
+        memcpy(o, hj, data0);
+        o[sof + 5] = (unsigned char)(im->h >> 8);
+        o[sof + 6] = (unsigned char)im->h;
+        o[sof + 7] = (unsigned char)(im->w >> 8);
+        o[sof + 8] = (unsigned char)im->w;
+        memcpy(o + data0, im->data, cd->entropy_bytes);
+        o[data0 + cd->entropy_bytes] = 0xff;
+        o[data0 + cd->entropy_bytes + 1] = 0xd9;
+        *out = o;
+        *outlen = data0 + cd->entropy_bytes + 2;
+    }
+    free(hj);
+    return rc;
+}
+
 int vki_jpeg_encode_coded(const vkimg_image *im, unsigned char **out, size_t *outlen, vkimg_err *e)
 {
     *out = NULL;
@@ -762,6 +803,8 @@ int vki_jpeg_encode_coded(const vkimg_image *im, unsigned char **out, size_t *ou
     const struct vkimg_coded *cd = im ? im->coded : NULL;
     if (!cd || !im->data || !cd->quality || cd->ncomp != (im->c <= 2 ? 1 : 3))
         return vki_fail(e, VKIMG_E_RUNTIME, "jpeg: not an image coded for JPEG output");
+    if (cd->entropy)
+        return encode_entropy(im, out, outlen, e);
     struct jpeg_compress_struct cj;
     vki_lj_err de;
     unsigned char *mem = NULL;

@@ -222,9 +222,17 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
     /* an output that is the input as it is (mipmaps' level 0): copied from the input
      * on the host below, unless the caller wants it in device memory */
     const bool out0_in = pl.out0_is_input && !cin && !(o && o->device_output);
+    /* the device Huffman-codes it too: the entropy-coded data straight into host memory */
+    const bool huff_out = cout && o->jpeg_entropy && vki_jpeg_huff_encode_fits(cout);
+    VkDeviceAddress enc_status = 0;
+    int enc_slot = -1;
     if (cout) {
-        if ((rc = vki_run_output(run, cout->ncoef * sizeof(int16_t), false, "output JPEG coefficients", &coef_out,
-                                 &slot[0])))
+        if (huff_out ? (rc = vki_run_output_host(run, vki_jpeg_huff_out_bytes(cout), "output JPEG data", &coef_out,
+                                                 &slot[0])) ||
+                           (rc = vki_run_output(run, 2 * sizeof(uint32_t), true, "JPEG coding status", &enc_status,
+                                                &enc_slot))
+                     : (rc = vki_run_output(run, cout->ncoef * sizeof(int16_t), false, "output JPEG coefficients",
+                                            &coef_out, &slot[0])))
             goto done;
         n_declared = 1;
     }
@@ -262,14 +270,32 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
     if ((rc = vki_plan_record(&pl, run)))
         goto done;
     if (cout) {
-        if ((rc = vki_jpeg_rec_encode(rec, cout, pl.outs[0], s->out_w[0], s->out_h[0], s->c[s->n], coef_out)))
+        VkDeviceAddress coefs = coef_out;
+        if ((huff_out && (rc = vki_rec_scratch(rec, cout->ncoef * sizeof(int16_t), "output JPEG coefficients",
+                                               &coefs))) ||
+            (rc = vki_jpeg_rec_encode(rec, cout, pl.outs[0], s->out_w[0], s->out_h[0], s->c[s->n], coefs)))
             goto done;
         vki_run_mark(run, "jpeg encode");
+        if (huff_out) {
+            if ((rc = vki_jpeg_rec_huff_encode(rec, cout, coefs, coef_out, enc_status)))
+                goto done;
+            vki_run_mark(run, "jpeg huffman coding");
+        }
     }
     if ((rc = vki_run_submit(run)))
         goto done;
     if (status_slot >= 0 && (rc = entropy_status(g, vki_run_output_data(run, status_slot), e)))
         goto done;
+    if (enc_slot >= 0) { /* the entropy-coded data's length, or that it did not fit */
+        const uint32_t *st = vki_run_output_data(run, enc_slot);
+        if (st[0] & VKI_JE_ERR_FULL) {
+            rc = vki_fail(e, VKIMG_E_AGAIN, "JPEG: the entropy-coded data is larger than the %zu bytes the device "
+                          "writes it into", vki_jpeg_huff_out_bytes(cout) - 16);
+            goto done;
+        }
+        cout->entropy = true;
+        cout->entropy_bytes = st[1];
+    }
     double t0 = vki_now_ms();
     for (int k = 0; k < n; k++) {
         if (o && o->device_output) { /* the result stays where the device wrote it */
@@ -277,14 +303,14 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
             if ((rc = vki_run_take_output(run, slot[k], &b)) ||
                 (rc = vki_devimg_adopt(g, &b, &out[k], s->out_w[k], s->out_h[k], s->c[s->n], pl.out_fmt, e)))
                 goto done;
-            if (cout) { /* the coefficients, with their layout */
+            if (cout) { /* the coefficients (or their entropy-coded data), with their layout */
                 out[k].coded = cout;
                 cout = NULL;
             }
             continue;
         }
         if (cout) {
-            const size_t bytes = cout->ncoef * sizeof(int16_t);
+            const size_t bytes = cout->entropy ? cout->entropy_bytes : cout->ncoef * sizeof(int16_t);
             out[k] = (vkimg_image){ .w = s->out_w[k], .h = s->out_h[k], .c = s->c[s->n], .fmt = VKIMG_U8,
                                     .data = vki_malloc_big(bytes) };
             if (!out[k].data) {

@@ -12,6 +12,7 @@
  *    and that is asserted too;
  *  - a pipeline between the two (decode, blur, encode) equals the same pipeline
  *    run on TurboJPEG's pixels and encoded by TurboJPEG. */
+#include "core/coded.h"
 #include "gpu_harness.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
@@ -192,17 +193,21 @@ static void test_encode(vkimg_ctx *ctx)
     int same = 0, cases = 0;
     char path[128];
     snprintf(path, sizeof path, "%s/o.jpg", tmpdir);
+    for (int huff = 0; huff <= 1; huff++) /* the Huffman coding on the host (libjpeg), then on the device */
     for (size_t si = 0; si < sizeof sz / sizeof sz[0]; si++)
         for (int c = 1; c <= 4; c++)
             for (size_t qi = 0; qi < sizeof quals / sizeof quals[0]; qi++)
                 for (int kind = 0; kind < 3; kind++) {
                     const int w = sz[si][0], h = sz[si][1], q = quals[qi];
-                    snprintf(cur_case, sizeof cur_case, "encode %dx%dx%d q%d kind %d", w, h, c, q, kind);
+                    snprintf(cur_case, sizeof cur_case, "encode %dx%dx%d q%d kind %d%s", w, h, c, q, kind,
+                             huff ? ", Huffman-coded on the device" : "");
                     vkimg_image src, out, tjsrc, a, b;
                     image(&src, w, h, c, kind, 991 + si * 7 + (size_t)c * 3 + qi + (size_t)kind * 11);
-                    int rc = vkimg_run(ctx, p, &src, &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = q },
+                    int rc = vkimg_run(ctx, p, &src,
+                                       &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = q, .jpeg_entropy = huff },
                                        &out, &e);
                     CHECK(rc == 0 && out.coded, "%s: run: %s", cur_case, rc ? e.msg : "not coded");
+                    CHECK(rc || out.coded->entropy == huff, "%s: entropy-coded %d", cur_case, out.coded->entropy);
                     if (rc)
                         continue;
                     rc = vkimg_save(path, &out, &(vkimg_save_opts){ .quality = q, .png_level = -1 }, &e);
@@ -237,6 +242,16 @@ static void test_encode(vkimg_ctx *ctx)
                 }
     printf("encode: %d of %d files byte-identical to TurboJPEG's\n", same, cases);
     CHECK(same == cases, "%d of %d files differ from TurboJPEG's", cases - same, cases);
+    /* entropy-coded data larger than the buffer the device writes it into: VKIMG_E_AGAIN, nothing else */
+    setenv("VKIMG_JPEG_CODED_MAX", "40", 1);
+    vkimg_image src, out;
+    image(&src, 64, 48, 3, 2, 5);
+    int rc = vkimg_run(ctx, p, &src, &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = 90, .jpeg_entropy = true },
+                       &out, &e);
+    CHECK(rc == VKIMG_E_AGAIN && strstr(e.msg, "larger than the 40 bytes") && !out.data && !out.coded,
+          "coded data over its buffer: rc %d (%s)", rc, e.msg);
+    unsetenv("VKIMG_JPEG_CODED_MAX");
+    vkimg_image_free(&src);
     vkimg_pipeline_free(p);
 }
 
