@@ -213,10 +213,17 @@ static bool zero_copy(void)
     return !v || strcmp(v, "0");
 }
 
-/* --jpeg-stages transforms or device: JPEG's transform stages on the device */
-static bool jpeg_on_device(const batch *b)
+/* Where JPEG's stages run for an image on device d (NULL: the first device open,
+ * host where none is open yet): --jpeg-stages, auto taking device on GPUs and host
+ * on CPU devices (lavapipe: libjpeg-turbo is the faster there) */
+static int jpeg_stages(batch *b, const batch_dev *d)
 {
-    return b->cfg->jpeg_stages != JPEG_STAGES_HOST;
+    if (b->cfg->jpeg_stages != JPEG_STAGES_AUTO)
+        return b->cfg->jpeg_stages;
+    pthread_mutex_lock(&b->mu);
+    const vkimg_ctx *ctx = d ? d->ctx : b->ndevs ? b->devs[0].ctx : NULL;
+    pthread_mutex_unlock(&b->mu);
+    return ctx && !vkimg_ctx_is_cpu(ctx) ? JPEG_STAGES_DEVICE : JPEG_STAGES_HOST;
 }
 
 static void run_job(batch *b, job *j, int worker)
@@ -234,17 +241,20 @@ static void run_job(batch *b, job *j, int worker)
         j->status = -1;
         return;
     }
-    /* --jpeg-stages device: baseline scans' Huffman codes too, unless the device
-     * could not decode them (VKIMG_E_AGAIN: the file is loaded again, libjpeg's) */
-    bool entropy = b->cfg->jpeg_stages == JPEG_STAGES_DEVICE;
+    /* --jpeg-stages device: the Huffman codes too (baseline inputs, JPEG outputs),
+     * unless the device could not (VKIMG_E_AGAIN: the file is loaded and run again
+     * without, libjpeg's) */
+    bool no_entropy = false; /* (set by VKIMG_E_AGAIN) */
 again:;
+    const int stages_in = jpeg_stages(b, NULL);
+    const bool entropy = stages_in == JPEG_STAGES_DEVICE && !no_entropy;
     double t = cli_now_ms();
     load_req sr = { .b = b, .j = j };
     vkimg_load_opts lo = b->cfg->lo;
     lo.min_size = job_min_size;
     lo.alloc = job_alloc;
     lo.user = &sr;
-    lo.jpeg_coded = jpeg_on_device(b);
+    lo.jpeg_coded = stages_in != JPEG_STAGES_HOST;
     lo.jpeg_entropy = entropy;
     lo.drop_opaque_alpha = alpha_unused(b, j);
     const int tid = worker + 1;
@@ -294,21 +304,24 @@ again:;
         d = gpu_acquire(b, &slot);
     double t_slot = cli_now_ms();
     j->device = d->index;
-    if (vkimg_file_kind_of(j->out) == VKIMG_FILE_JPEG && jpeg_on_device(b))
+    const int stages_out = jpeg_stages(b, d);
+    if (vkimg_file_kind_of(j->out) == VKIMG_FILE_JPEG && stages_out != JPEG_STAGES_HOST) {
         ro.jpeg_quality = so.quality ? so.quality : VKIMG_QUALITY_DEFAULT;
+        ro.jpeg_entropy = stages_out == JPEG_STAGES_DEVICE && !no_entropy;
+    }
     rc = vkimg_run_n(d->ctx, b->cfg->p, &src, &ro, dst, n, &e);
     gpu_release(b, d, slot);
     j->gpu_ms = cli_now_ms() - t;
-    if (rc == VKIMG_E_AGAIN && entropy) {
+    if (rc == VKIMG_E_AGAIN && !no_entropy) {
         char msg[1200];
-        snprintf(msg, sizeof msg, "%s: %s: decoded on the host", j->in, e.msg);
+        snprintf(msg, sizeof msg, "%s: %s: run again, the Huffman codes on the host", j->in, e.msg);
         cli_log(NULL, VKIMG_LOG_DEBUG, msg);
         vkimg_image_free(&src);
         free(levels);
         levels = NULL;
         vkimg_meta_free(&meta);
         meta = (vkimg_meta){ .orientation = 1 };
-        entropy = false;
+        no_entropy = true;
         goto again;
     }
     if (b->trace) {

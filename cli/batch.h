@@ -42,7 +42,7 @@ typedef struct batch_cfg {
  * way; on the H100 machine the device's stages take less of each worker's time
  * but hold a device slot longer (docs/performance.md), so the host stays the
  * default until that is the faster batch. */
-enum { JPEG_STAGES_HOST = 0, JPEG_STAGES_TRANSFORMS, JPEG_STAGES_DEVICE };
+enum { JPEG_STAGES_AUTO = 0, JPEG_STAGES_HOST, JPEG_STAGES_TRANSFORMS, JPEG_STAGES_DEVICE };
 
 /* Runs the jobs; fills their results, prints per-file errors, JSON lines and
  * the summary (or the --timing of a single image). Returns the exit code. */

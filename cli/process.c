@@ -61,10 +61,10 @@ static const cli_opt process_opts[] = {
     { "--strip", NULL, CLI_FLAG, NULL, "write no ICC profile or EXIF (by default PNG and JPEG outputs keep the input's)",
       .id = O_STRIP },
     { "--jpeg-stages", NULL, CLI_STR, "WHERE",
-      "where JPEG's stages run: host (libjpeg-turbo does all; default), transforms (the device does IDCT, "
-      "upsampling and colour conversion in, colour conversion, subsampling, DCT and quantization out; libjpeg-turbo "
-      "entropy-codes) or device (as transforms, and the device decodes baseline scans' Huffman codes too); the "
-      "same pixels and files either way",
+      "where JPEG's stages run: host (libjpeg-turbo does all), transforms (the device does IDCT, upsampling and "
+      "colour conversion in, colour conversion, subsampling, DCT and quantization out; libjpeg-turbo "
+      "entropy-codes), device (as transforms, and the device does the Huffman coding too: baseline inputs' and "
+      "every output's) or auto (device on GPUs, host on CPU devices; default); the same pixels either way",
       .id = O_JPEG_STAGES },
     { "--trace", NULL, CLI_STR, "FILE",
       "write a timeline of the run (decode, waits, uploads, kernels, readbacks, encode per thread and device slot) "
@@ -110,14 +110,16 @@ static int on_arg(void *user, int id, const cli_value *v)
     case O_STRIP: a->strip = true; break;
     case O_TRACE: a->trace = v->str; break;
     case O_JPEG_STAGES:
-        if (!strcmp(v->str, "device"))
+        if (!strcmp(v->str, "auto"))
+            a->jpeg_stages = JPEG_STAGES_AUTO;
+        else if (!strcmp(v->str, "device"))
             a->jpeg_stages = JPEG_STAGES_DEVICE;
         else if (!strcmp(v->str, "transforms"))
             a->jpeg_stages = JPEG_STAGES_TRANSFORMS;
         else if (!strcmp(v->str, "host"))
             a->jpeg_stages = JPEG_STAGES_HOST;
         else
-            return cli_error(CLI_EXIT_USAGE, "--jpeg-stages '%s': expected host, transforms or device", v->str);
+            return cli_error(CLI_EXIT_USAGE, "--jpeg-stages '%s': expected auto, host, transforms or device", v->str);
         break;
     case O_FILE_TIMEOUT: a->file_timeout = v->d; break;
     case O_SHARD: {

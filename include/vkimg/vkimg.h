@@ -337,6 +337,9 @@ VKIMG_API int vkimg_ctx_validation_messages(const vkimg_ctx *ctx);
 VKIMG_API void vkimg_ctx_trim(vkimg_ctx *ctx);
 /* "NVIDIA H100 80GB HBM3 (discrete GPU, NVIDIA 580.159.4, Vulkan 1.3.289)" */
 VKIMG_API const char *vkimg_ctx_device_desc(const vkimg_ctx *ctx);
+/* Whether ctx's device is a CPU (lavapipe): where the host's own code is the
+ * faster way to do what a GPU would (vkimg's CLI: --jpeg-stages auto). */
+VKIMG_API bool vkimg_ctx_is_cpu(const vkimg_ctx *ctx);
 /* Index of the ctx's device in the list of vkimg_list_devices. */
 VKIMG_API int vkimg_ctx_device_index(const vkimg_ctx *ctx);
 

@@ -44,6 +44,11 @@ const char *vkimg_ctx_device_desc(const vkimg_ctx *ctx)
     return ctx ? ctx->gpu.desc : "";
 }
 
+bool vkimg_ctx_is_cpu(const vkimg_ctx *ctx)
+{
+    return ctx && ctx->gpu.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
 int vkimg_ctx_device_index(const vkimg_ctx *ctx)
 {
     return ctx ? ctx->gpu.index : -1;

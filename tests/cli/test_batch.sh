@@ -212,7 +212,7 @@ if shrunk:
   check "shrink-on-load: within 0.05 of the exact thumbnail everywhere" '[ $? -eq 0 ]'
 fi
 
-# --jpeg-stages: JPEG's transform stages on the device (and its Huffman decoding)
+# --jpeg-stages: JPEG's transform stages on the device (and its Huffman coding)
 # give the same files as libjpeg-turbo doing them all (JPEG in and out, PNG out; a
 # pipeline between)
 if [ -f "$src/images/portrait.jpg" ]; then
@@ -228,15 +228,21 @@ if [ -f "$src/images/portrait.jpg" ]; then
   done
   "$vk" -vv -i "$src/images/portrait.jpg" -o "$t/js/dev.png" -f copy --jpeg-stages device 2>"$t/js/log"
   check "--jpeg-stages device: the device decodes the Huffman codes" \
-    'grep -q "JPEG Huffman decoding: .* errors 0x0" "$t/js/log" && ! grep -q "decoded on the host" "$t/js/log"'
+    'grep -q "JPEG Huffman decoding: .* errors 0x0" "$t/js/log" && ! grep -q "the Huffman codes on the host" "$t/js/log"'
   # where the device does not synchronize in the rounds given, the host decodes the file: the same file
   "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/host.png" -f copy
   VKIMG_JPEG_SYNC_ROUNDS=2 VKIMG_JPEG_SYNC_BITS=64 "$vk" -vv -i "$src/images/portrait.jpg" -o "$t/js/dev.png" \
     -f copy --jpeg-stages device 2>"$t/js/log"
   check "--jpeg-stages device, not synchronized: decoded on the host, the same file" \
-    '[ $? -eq 0 ] && grep -q "did not synchronize.*decoded on the host" "$t/js/log" && cmp -s "$t/js/host.png" "$t/js/dev.png"'
+    '[ $? -eq 0 ] && grep -q "did not synchronize.*the Huffman codes on the host" "$t/js/log" && cmp -s "$t/js/host.png" "$t/js/dev.png"'
+  # where the coded data would not fit the device's buffer for it, the same: the same file
+  "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/host.jpg" -f "blur=2" --jpeg-stages host
+  VKIMG_JPEG_CODED_MAX=100 "$vk" -vv -i "$src/images/portrait.jpg" -o "$t/js/dev.jpg" -f "blur=2" \
+    --jpeg-stages device 2>"$t/js/log"
+  check "--jpeg-stages device, coded data over its buffer: coded on the host, the same file" \
+    '[ $? -eq 0 ] && grep -q "larger than the 100 bytes.*the Huffman codes on the host" "$t/js/log" && cmp -s "$t/js/host.jpg" "$t/js/dev.jpg"'
   "$vk" -q -i "$src/images/portrait.jpg" -o "$t/js/x.jpg" --jpeg-stages gpu 2>"$t/js/err"
-  check "--jpeg-stages gpu: exit 2" '[ $? -eq 2 ] && grep -q "expected host, transforms or device" "$t/js/err"'
+  check "--jpeg-stages gpu: exit 2" '[ $? -eq 2 ] && grep -q "expected auto, host, transforms or device" "$t/js/err"'
 fi
 
 echo "test_batch: $pass passed, $fail failed"
