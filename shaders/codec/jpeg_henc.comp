@@ -17,6 +17,8 @@
 //           bytes plus the 0xFFs before it; status[1] = the segment's length
 //  PHASE 4: the segment copied to the host's buffer in 16-byte words (where it
 //           fits: else VKI_JE_ERR_FULL, and the caller codes on the host)
+// The bit buffer and the segment are as large as the host's buffer (cap_out):
+// where the bits alone pass it (cap_bits), nothing is written, VKI_JE_ERR_FULL.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "common.glsl"
@@ -209,10 +211,15 @@ void main()
         uint ff = 0u, o = id < pc.chunks && PHASE == 3 ? b0 + U32Buf(pc.ffs).v[id] : 0u;
         for (uint b = b0; b < b1; b++) {
             const uint v = (U32Buf(pc.bits).v[b >> 2] >> (8u * (b & 3u))) & 0xffu;
-            if (PHASE == 3) {
-                U8Buf(pc.stuffed).v[o++] = uint8_t(v);
-                if (v == 0xffu)
-                    U8Buf(pc.stuffed).v[o++] = uint8_t(0);
+            if (PHASE == 3) { // (bytes past cap_out: VKI_JE_ERR_FULL in PHASE 4)
+                if (o < pc.cap_out)
+                    U8Buf(pc.stuffed).v[o] = uint8_t(v);
+                o++;
+                if (v == 0xffu) {
+                    if (o < pc.cap_out)
+                        U8Buf(pc.stuffed).v[o] = uint8_t(0);
+                    o++;
+                }
             }
             ff += v == 0xffu ? 1u : 0u;
         }

@@ -276,9 +276,12 @@ bool vki_jpeg_huff_encode_fits(const struct vkimg_coded *cd)
 
 size_t vki_jpeg_huff_out_bytes(const struct vkimg_coded *cd)
 {
-    /* VKIMG_JPEG_CODED_MAX: fewer (tests: the segment that does not fit) */
-    const size_t most = cd->ncoef * sizeof(int16_t);
-    return (size_t)vki_env_long("VKIMG_JPEG_CODED_MAX", (long)most, 1, (long)most) + 16;
+    /* a quarter of the coefficients' bytes (4 bits a coefficient: a photograph at q90 is
+     * 1-4; pinned memory is dear to allocate and to free), at least 64 KiB;
+     * VKIMG_JPEG_CODED_MAX: fewer (tests: the segment that does not fit) */
+    size_t n = cd->ncoef * sizeof(int16_t) / 4;
+    n = n > 65536 ? n : 65536;
+    return (size_t)vki_env_long("VKIMG_JPEG_CODED_MAX", (long)n, 1, (long)n) + 16;
 }
 
 int vki_jpeg_rec_huff_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceAddress coefs, VkDeviceAddress out,
@@ -313,7 +316,10 @@ int vki_jpeg_rec_huff_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceA
     if (!vki_jpeg_huff_encode_fits(cd) || bpm > 6)
         return vki_fail(r->e, VKIMG_E_RUNTIME, "JPEG: too many blocks to code on the device (%llu)",
                         (unsigned long long)blocks);
-    const uint64_t cap_bits = blocks * ENC_BLOCK_BITS, cap_bytes = cap_bits / 8 + 16;
+    /* the bits and the stuffed bytes in buffers of the host's (the segment fits it or is refused) */
+    const uint64_t cap_out = vki_jpeg_huff_out_bytes(cd) - 16;
+    const uint64_t cap_bits = blocks * ENC_BLOCK_BITS < cap_out * 8 ? blocks * ENC_BLOCK_BITS : cap_out * 8;
+    const uint64_t cap_bytes = cap_bits / 8 + 16;
     const uint64_t chunks = (cap_bytes + ENC_CHUNK - 1) / ENC_CHUNK;
     const uint32_t wg = vki_wg_1d(r->gpu);
     const uint64_t most = (blocks > chunks ? blocks : chunks) + 1;
@@ -330,15 +336,15 @@ int vki_jpeg_rec_huff_encode(vki_rec *r, const struct vkimg_coded *cd, VkDeviceA
     if ((rc = vki_rec_const(r, info, sizeof info, "JPEG scan and codes", &infoa)) ||
         (rc = vki_rec_scratch(r, total, "JPEG coder's sums", &scratch)) ||
         (rc = vki_rec_scratch_init(r, cap_bytes, NULL, "JPEG coded bits", &bits)) ||
-        (rc = vki_rec_scratch(r, 2 * cap_bytes + 16, "JPEG entropy-coded data", &stuffed)))
+        (rc = vki_rec_scratch(r, cap_out + 32, "JPEG entropy-coded data", &stuffed)))
         return rc;
     const VkDeviceAddress lens = scratch + off[0], ffs = scratch + off[1], aux = scratch + off[2];
     struct {
         vki_addr info, coefs, lens, bits, ffs, stuffed, dst, status;
         uint32_t cap_bits, cap_out, chunks;
     } pc = { vki_addr_of(infoa), vki_addr_of(coefs), vki_addr_of(lens), vki_addr_of(bits), vki_addr_of(ffs),
-             vki_addr_of(stuffed), vki_addr_of(out), vki_addr_of(status), (uint32_t)cap_bits,
-             (uint32_t)vki_jpeg_huff_out_bytes(cd) - 16, (uint32_t)chunks };
+             vki_addr_of(stuffed), vki_addr_of(out), vki_addr_of(status), (uint32_t)cap_bits, (uint32_t)cap_out,
+             (uint32_t)chunks };
     const uint64_t groups[5] = { (blocks + wg - 1) / wg, (blocks + wg - 1) / wg, (chunks + wg - 1) / wg,
                                  (chunks + wg - 1) / wg, (pc.cap_out / 16 + 1 + wg - 1) / wg };
     for (int phase = 0; phase < 5; phase++) {

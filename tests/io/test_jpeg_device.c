@@ -13,6 +13,7 @@
  *  - a pipeline between the two (decode, blur, encode) equals the same pipeline
  *    run on TurboJPEG's pixels and encoded by TurboJPEG. */
 #include "core/coded.h"
+#include "io/io_priv.h"
 #include "gpu_harness.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
@@ -242,15 +243,42 @@ static void test_encode(vkimg_ctx *ctx)
                 }
     printf("encode: %d of %d files byte-identical to TurboJPEG's\n", same, cases);
     CHECK(same == cases, "%d of %d files differ from TurboJPEG's", cases - same, cases);
-    /* entropy-coded data larger than the buffer the device writes it into: VKIMG_E_AGAIN, nothing else */
-    setenv("VKIMG_JPEG_CODED_MAX", "40", 1);
+    /* the buffer the device writes the entropy-coded data into: the data of just its size fits (the
+     * same bytes as libjpeg's), a byte more gives VKIMG_E_AGAIN and no image */
     vkimg_image src, out;
     image(&src, 64, 48, 3, 2, 5);
-    int rc = vkimg_run(ctx, p, &src, &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = 90, .jpeg_entropy = true },
+    int rc = vkimg_run(ctx, p, &src, &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = 90 }, &out, &e);
+    unsigned char *host = NULL;
+    size_t nh = 0;
+    CHECK(rc == 0 && vki_jpeg_encode_coded(&out, &host, &nh, &e) == 0, "coded on the host: %s", e.msg);
+    vkimg_image_free(&out);
+    size_t sos = 2; /* the entropy-coded segment: from after SOS to before EOI */
+    while (sos + 4 < nh && !(host[sos] == 0xff && host[sos + 1] == 0xda))
+        sos += 2 + ((size_t)host[sos + 2] << 8 | host[sos + 3]);
+    const size_t data0 = sos + 2 + ((size_t)host[sos + 2] << 8 | host[sos + 3]), len = nh - 2 - data0;
+    for (int more = 0; more <= 1; more++) {
+        char cap[32];
+        snprintf(cap, sizeof cap, "%zu", len - (size_t)more);
+        setenv("VKIMG_JPEG_CODED_MAX", cap, 1);
+        rc = vkimg_run(ctx, p, &src, &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = 90, .jpeg_entropy = true },
                        &out, &e);
-    CHECK(rc == VKIMG_E_AGAIN && strstr(e.msg, "larger than the 40 bytes") && !out.data && !out.coded,
-          "coded data over its buffer: rc %d (%s)", rc, e.msg);
+        if (!more) {
+            unsigned char *dev = NULL;
+            size_t nd = 0;
+            CHECK(rc == 0 && out.coded->entropy && vki_jpeg_encode_coded(&out, &dev, &nd, &e) == 0 && nd == nh &&
+                      !memcmp(dev, host, nh),
+                  "a segment of %zu bytes into a buffer of as many: rc %d (%s)", len, rc, rc ? e.msg : "");
+            free(dev);
+        } else {
+            char want[64];
+            snprintf(want, sizeof want, "larger than the %zu bytes", len - 1);
+            CHECK(rc == VKIMG_E_AGAIN && strstr(e.msg, want) && !out.data && !out.coded,
+                  "a segment of %zu bytes into a buffer of a byte fewer: rc %d (%s)", len, rc, e.msg);
+        }
+        vkimg_image_free(&out);
+    }
     unsetenv("VKIMG_JPEG_CODED_MAX");
+    free(host);
     vkimg_image_free(&src);
     vkimg_pipeline_free(p);
 }
