@@ -55,6 +55,7 @@ struct vki_run {
     vki_gpu *g;
     vkimg_err *e;
     bool timing, split, recording, failed;
+    bool finished; /* submitted, and every submission waited for */
     vki_cmd up, ops, down; /* up/down: transfer queue only */
     VkQueryPool qp;        /* the kernels' timestamps (none when not timing or none on the queue) */
     VkQueryPool xqp;       /* the copies' on the transfer queue: 0, 1 around the upload, 2, 3 the readback */
@@ -92,17 +93,9 @@ int vki_run_begin(vki_gpu *g, bool timing, vki_run **out, vkimg_err *e)
         rc = vki_cmd_begin_fam(g, (uint32_t)g->xfam, &r->up, e);
     if (!rc && r->split)
         rc = vki_cmd_begin_fam(g, (uint32_t)g->xfam, &r->down, e);
-    if (!rc && r->split && timing && g->xts_bits && g->host_query_reset) {
-        VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                      .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 4 };
-        VkResult vr = vkCreateQueryPool(g->dev, &qci, NULL, &r->xqp);
-        if (vr != VK_SUCCESS) {
-            r->xqp = VK_NULL_HANDLE;
-            rc = vki_fail_vk(e, "vkCreateQueryPool", vr);
-        } else {
-            vkResetQueryPool(g->dev, r->xqp, 0, 4);
-            vkCmdWriteTimestamp(r->up.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, r->xqp, 0);
-        }
+    if (!rc && r->split && timing && g->xts_bits && g->host_query_reset && !(rc = vki_query_get(g, 4, &r->xqp, e))) {
+        vkResetQueryPool(g->dev, r->xqp, 0, 4);
+        vkCmdWriteTimestamp(r->up.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, r->xqp, 0);
     }
     if (rc) {
         vki_run_end(r);
@@ -379,12 +372,12 @@ static int submit_split(vki_run *r, uint32_t *q_end)
     bool has_up = r->nin > 0 && !g->uma, has_down = copied_outputs(r) > 0 && !g->uma;
     int rc = 0;
 
-    VkSemaphoreCreateInfo sci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO };
-    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
     for (int i = 0; i < 2; i++)
-        VKI_VK(vkCreateSemaphore(g->dev, &sci, NULL, &sem[i]));
+        if ((rc = vki_sem_get(g, &sem[i], e)))
+            goto done;
     for (int i = 0; i < 3; i++)
-        VKI_VK(vkCreateFence(g->dev, &fci, NULL, &fence[i]));
+        if ((rc = vki_fence_get(g, &fence[i], e)))
+            goto done;
     /* the copies, each between two timestamps of the transfer queue (the upload's
      * were recorded as the inputs were declared, after query 0) */
     if (xqp) {
@@ -446,11 +439,17 @@ done:
     for (int i = 0; i < 3; i++) /* a later submission failed: let the earlier ones finish */
         if (fenced[i])
             vkWaitForFences(g->dev, 1, &fence[i], VK_TRUE, UINT64_MAX);
+    /* for the next runs, where every submission finished as it should (else a
+     * semaphore may be left signalled) */
     for (int i = 0; i < 2; i++)
-        if (sem[i])
+        if (!rc)
+            vki_sem_put(g, sem[i]);
+        else if (sem[i])
             vkDestroySemaphore(g->dev, sem[i], NULL);
     for (int i = 0; i < 3; i++)
-        if (fence[i])
+        if (!rc)
+            vki_fence_put(g, fence[i]);
+        else if (fence[i])
             vkDestroyFence(g->dev, fence[i], NULL);
     return rc;
 }
@@ -473,6 +472,7 @@ int vki_run_submit(vki_run *r)
         r->failed = true;
         return rc;
     }
+    r->finished = true;
     for (int i = 0; i < r->nout; i++)
         if ((rc = vki_buf_invalidate(g, g->uma || r->out[i].direct ? &r->out[i].dev : &r->out[i].rb, e)))
             return rc;
@@ -561,13 +561,21 @@ void vki_run_end(vki_run *r)
     if (!r)
         return;
     vki_gpu *g = r->g;
-    vki_cmd_abort(g, &r->up);
-    vki_cmd_abort(g, &r->ops);
-    vki_cmd_abort(g, &r->down);
-    if (r->qp)
-        vkDestroyQueryPool(g->dev, r->qp, NULL);
-    if (r->xqp)
-        vkDestroyQueryPool(g->dev, r->xqp, NULL);
+    if (r->finished || !r->recording) { /* its work is done (or was never submitted): for the next runs */
+        vki_cmd_recycle(g, &r->up);
+        vki_cmd_recycle(g, &r->ops);
+        vki_cmd_recycle(g, &r->down);
+        vki_query_put(g, r->qp, RUN_QUERIES);
+        vki_query_put(g, r->xqp, 4);
+    } else {
+        vki_cmd_abort(g, &r->up);
+        vki_cmd_abort(g, &r->ops);
+        vki_cmd_abort(g, &r->down);
+        if (r->qp)
+            vkDestroyQueryPool(g->dev, r->qp, NULL);
+        if (r->xqp)
+            vkDestroyQueryPool(g->dev, r->xqp, NULL);
+    }
     vki_buf_destroy(g, &r->qbuf);
     vki_rec_release(&r->rec);
     for (int i = 0; i < r->nin; i++) {

@@ -242,6 +242,7 @@ void vki_gpu_destroy(vki_gpu *g)
         vkDeviceWaitIdle(g->dev);
         vki_gpu_drop_kernels(g);
         vki_pool_trim(g);
+        vki_spare_destroy(g);
         vki_cache_close(g);
         if (g->tex_layout)
             vkDestroyDescriptorSetLayout(g->dev, g->tex_layout, NULL);
