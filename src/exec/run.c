@@ -215,18 +215,31 @@ int vki_run_input_buf(vki_run *r, const vki_buf *src, size_t bytes, const char *
     return 0;
 }
 
-int vki_run_output(vki_run *r, size_t bytes, bool zero, const char *what, VkDeviceAddress *addr, int *slot)
+/* The next output's entry (bytes of it), or NULL with *rc set where it cannot be declared */
+static run_out *new_output(vki_run *r, size_t bytes, const char *what, int *rc)
 {
-    vki_gpu *g = r->g;
+    *rc = 0;
     if (r->recording)
-        return declared_late(r, what);
-    if (r->nout == RUN_MAX_OUT)
-        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d outputs in one run", what, RUN_MAX_OUT);
+        *rc = declared_late(r, what);
+    else if (r->nout == RUN_MAX_OUT)
+        *rc = vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d outputs in one run", what, RUN_MAX_OUT);
+    if (*rc)
+        return NULL;
     run_out *o = &r->out[r->nout];
     memset(o, 0, sizeof *o);
     o->bytes = bytes;
+    return o;
+}
+
+int vki_run_output(vki_run *r, size_t bytes, bool zero, const char *what, VkDeviceAddress *addr, int *slot)
+{
+    vki_gpu *g = r->g;
+    int rc;
+    run_out *o = new_output(r, bytes, what, &rc);
+    if (!o)
+        return rc;
     /* shared: written on the compute queue, read back on the transfer queue */
-    int rc = vki_buf_create_shared(g, round_up(bytes, 4), g->uma ? VKI_MEM_MAPPED : VKI_MEM_DEVICE, what, &o->dev, r->e);
+    rc = vki_buf_create_shared(g, round_up(bytes, 4), g->uma ? VKI_MEM_MAPPED : VKI_MEM_DEVICE, what, &o->dev, r->e);
     if (rc)
         return rc;
     if (!g->uma) {
@@ -249,15 +262,12 @@ int vki_run_output(vki_run *r, size_t bytes, bool zero, const char *what, VkDevi
 int vki_run_output_host(vki_run *r, size_t bytes, const char *what, VkDeviceAddress *addr, int *slot)
 {
     vki_gpu *g = r->g;
-    if (r->recording)
-        return declared_late(r, what);
-    if (r->nout == RUN_MAX_OUT)
-        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: more than %d outputs in one run", what, RUN_MAX_OUT);
-    run_out *o = &r->out[r->nout];
-    memset(o, 0, sizeof *o);
-    o->bytes = bytes;
+    int rc;
+    run_out *o = new_output(r, bytes, what, &rc);
+    if (!o)
+        return rc;
     o->direct = true;
-    int rc = vki_buf_create(g, round_up(bytes, 16), g->uma ? VKI_MEM_MAPPED : VKI_MEM_HOST_OUT, what, &o->dev, r->e);
+    rc = vki_buf_create(g, round_up(bytes, 16), g->uma ? VKI_MEM_MAPPED : VKI_MEM_HOST_OUT, what, &o->dev, r->e);
     if (rc)
         return rc;
     *slot = r->nout++;

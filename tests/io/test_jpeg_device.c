@@ -15,6 +15,7 @@
 #include "core/coded.h"
 #include "io/io_priv.h"
 #include "gpu_harness.h"
+#include "io_util.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
 
@@ -28,31 +29,6 @@
 #include <turbojpeg.h>
 
 static char tmpdir[64];
-
-/* a test image: 0 smooth, 1 smooth + noise, 2 every sample random, 3 a 0/255 checkerboard */
-static void image(vkimg_image *im, int w, int h, int c, int kind, unsigned long long seed)
-{
-    vkimg_err e;
-    if (vkimg_image_alloc(im, w, h, c, VKIMG_U8, &e)) {
-        fprintf(stderr, "%s\n", e.msg);
-        exit(1);
-    }
-    unsigned long long s = seed | 1;
-    unsigned char *d = im->data;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            for (int k = 0; k < c; k++) {
-                double v = 0.5 + 0.4 * sin(0.13 * x * (k + 1) + 0.05 * y) * cos(0.07 * y * (k + 2));
-                if (kind == 1)
-                    v += ((double)(t_rand(&s) % 1000) / 1000.0 - 0.5) * 0.3;
-                if (kind == 2)
-                    v = (double)(t_rand(&s) % 256) / 255.0;
-                if (kind == 3)
-                    v = ((x + y + k) & 1) ? 1.0 : 0.0;
-                v = v < 0 ? 0 : v > 1 ? 1 : v;
-                d[((size_t)y * w + x) * c + k] = (unsigned char)lround(v * 255);
-            }
-}
 
 static const int samps[] = { TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_GRAY, TJSAMP_440 };
 static const char *const samp_name[] = { "444", "422", "420", "gray", "440" };
@@ -119,7 +95,7 @@ static void test_decode(vkimg_ctx *ctx)
                     snprintf(cur_case, sizeof cur_case, "decode %dx%d %s %s kind %d q%d", w, h, samp_name[ss],
                              prog ? "progressive" : "baseline", kind, q);
                     vkimg_image src, ref, im, out;
-                    image(&src, w, h, samps[ss] == TJSAMP_GRAY ? 1 : 3, kind, 77 + si * 13 + ss * 5 + kind);
+                    jpeg_image(&src, w, h, samps[ss] == TJSAMP_GRAY ? 1 : 3, kind, 77 + si * 13 + ss * 5 + kind);
                     unsigned long n;
                     unsigned char *jpg = tj_encode(&src, samps[ss], q, prog ? TJFLAG_PROGRESSIVE : 0, &n);
                     tj_decode(jpg, n, &ref);
@@ -203,7 +179,7 @@ static void test_encode(vkimg_ctx *ctx)
                     snprintf(cur_case, sizeof cur_case, "encode %dx%dx%d q%d kind %d%s", w, h, c, q, kind,
                              huff ? ", Huffman-coded on the device" : "");
                     vkimg_image src, out, tjsrc, a, b;
-                    image(&src, w, h, c, kind, 991 + si * 7 + (size_t)c * 3 + qi + (size_t)kind * 11);
+                    jpeg_image(&src, w, h, c, kind, 991 + si * 7 + (size_t)c * 3 + qi + (size_t)kind * 11);
                     int rc = vkimg_run(ctx, p, &src,
                                        &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = q, .jpeg_entropy = huff },
                                        &out, &e);
@@ -217,7 +193,7 @@ static void test_encode(vkimg_ctx *ctx)
                     unsigned char *dev = read_file(path, &n_dev);
                     /* TurboJPEG's file of the same pixels, as vkimg's CPU encoder makes it */
                     const int gray = c <= 2;
-                    image(&tjsrc, w, h, gray ? 1 : 3, kind, 1); /* the colour channels of src, below */
+                    jpeg_image(&tjsrc, w, h, gray ? 1 : 3, kind, 1); /* the colour channels of src, below */
                     for (size_t i = 0; i < (size_t)w * h; i++)
                         for (int k = 0; k < tjsrc.c; k++)
                             ((unsigned char *)tjsrc.data)[i * tjsrc.c + k] = ((unsigned char *)src.data)[i * c + k];
@@ -246,7 +222,7 @@ static void test_encode(vkimg_ctx *ctx)
     /* the buffer the device writes the entropy-coded data into: the data of just its size fits (the
      * same bytes as libjpeg's), a byte more gives VKIMG_E_AGAIN and no image */
     vkimg_image src, out;
-    image(&src, 64, 48, 3, 2, 5);
+    jpeg_image(&src, 64, 48, 3, 2, 5);
     int rc = vkimg_run(ctx, p, &src, &(vkimg_run_opts){ .out_fmt = VKIMG_U8, .jpeg_quality = 90 }, &out, &e);
     unsigned char *host = NULL;
     size_t nh = 0;
@@ -295,7 +271,7 @@ static void test_pipeline(vkimg_ctx *ctx)
             const int w = sz[si][0], h = sz[si][1];
             snprintf(cur_case, sizeof cur_case, "pipeline %dx%d %s", w, h, samp_name[ss]);
             vkimg_image src, ref, im, out, want;
-            image(&src, w, h, 3, 1, 5 + si + (size_t)ss);
+            jpeg_image(&src, w, h, 3, 1, 5 + si + (size_t)ss);
             unsigned long n;
             unsigned char *jpg = tj_encode(&src, samps[ss], 85, 0, &n);
             tj_decode(jpg, n, &ref);

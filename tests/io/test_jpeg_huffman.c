@@ -20,6 +20,7 @@
  *    gives an image (VKIMG_E_AGAIN, or the load refuses it). */
 #include "core/coded.h"
 #include "gpu_harness.h"
+#include "io_util.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
 
@@ -31,31 +32,6 @@
 
 #include <jpeglib.h>
 #include <turbojpeg.h>
-
-/* a test image: 0 smooth, 1 smooth + noise, 2 every sample random, 3 a 0/255 checkerboard */
-static void image(vkimg_image *im, int w, int h, int c, int kind, unsigned long long seed)
-{
-    vkimg_err e;
-    if (vkimg_image_alloc(im, w, h, c, VKIMG_U8, &e)) {
-        fprintf(stderr, "%s\n", e.msg);
-        exit(1);
-    }
-    unsigned long long s = seed | 1;
-    unsigned char *d = im->data;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            for (int k = 0; k < c; k++) {
-                double v = 0.5 + 0.4 * sin(0.13 * x * (k + 1) + 0.05 * y) * cos(0.07 * y * (k + 2));
-                if (kind == 1)
-                    v += ((double)(t_rand(&s) % 1000) / 1000.0 - 0.5) * 0.3;
-                if (kind == 2)
-                    v = (double)(t_rand(&s) % 256) / 255.0;
-                if (kind == 3)
-                    v = ((x + y + k) & 1) ? 1.0 : 0.0;
-                v = v < 0 ? 0 : v > 1 ? 1 : v;
-                d[((size_t)y * w + x) * c + k] = (unsigned char)lround(v * 255);
-            }
-}
 
 /* A JPEG of im written by libjpeg: h x v luma sampling (1x1, 2x1, 2x2; gray for
  * 1 channel), restart interval `ri` MCUs (0: none; < 0: -ri rows of MCUs),
@@ -180,7 +156,7 @@ static void test_files(vkimg_ctx *ctx)
                 for (int kind = 0; kind < 4; kind++) {
                     const int w = sz[si][0], h = sz[si][1], q = kind == 3 ? 100 : kind == 2 ? 95 : kind ? 75 : 30;
                     vkimg_image src;
-                    image(&src, w, h, tsamp[ss] == TJSAMP_GRAY ? 1 : 3, kind, 11 + si * 7 + ss * 3 + (size_t)kind);
+                    jpeg_image(&src, w, h, tsamp[ss] == TJSAMP_GRAY ? 1 : 3, kind, 11 + si * 7 + ss * 3 + (size_t)kind);
                     /* TurboJPEG's baseline file */
                     snprintf(cur_case, sizeof cur_case, "%dx%d %s kind %d q%d, %s-bit subsequences (TurboJPEG)", w,
                              h, sname[ss], kind, q, sbits[bi]);
@@ -222,7 +198,7 @@ static void test_files(vkimg_ctx *ctx)
 static void test_not_taken(vkimg_ctx *ctx)
 {
     vkimg_image src;
-    image(&src, 97, 61, 3, 1, 3);
+    jpeg_image(&src, 97, 61, 3, 1, 3);
     unsigned long n;
     snprintf(cur_case, sizeof cur_case, "progressive 97x61");
     unsigned char *jpg = lj_encode(&src, 2, 2, 80, 0, false, true, &n);
@@ -234,7 +210,7 @@ static void test_not_taken(vkimg_ctx *ctx)
     const int before = again;
     for (int kind = 0; kind < 4; kind++) {
         vkimg_image big;
-        image(&big, 400, 300, 3, kind, 9 + (unsigned)kind);
+        jpeg_image(&big, 400, 300, 3, kind, 9 + (unsigned)kind);
         snprintf(cur_case, sizeof cur_case, "400x300 kind %d, 2 rounds of 8-bit subsequences", kind);
         jpg = lj_encode(&big, 1, 1, 90, 0, false, false, &n);
         check_file(ctx, jpg, n, true, true);
@@ -269,7 +245,7 @@ static void test_damage(vkimg_ctx *ctx)
     int tj_ok = 0, tj_refused = 0, dev_same = 0, dev_again = 0;
     for (int f = 0; f < 6; f++) {
         vkimg_image src;
-        image(&src, 64 + 7 * f, 48 + 5 * f, f == 5 ? 1 : 3, f % 3, 100 + (unsigned)f);
+        jpeg_image(&src, 64 + 7 * f, 48 + 5 * f, f == 5 ? 1 : 3, f % 3, 100 + (unsigned)f);
         unsigned long n;
         unsigned char *jpg = lj_encode(&src, f % 2 ? 2 : 1, f == 2 ? 2 : 1, 85, f == 4 ? 3 : 0, f == 3, false, &n);
         unsigned long a, b;

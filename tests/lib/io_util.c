@@ -210,3 +210,27 @@ int io_main(const char *name, void (*const tests[])(void), size_t ntests)
     rm_rf(g_dir);
     return t_done(name);
 }
+
+void jpeg_image(vkimg_image *im, int w, int h, int c, int kind, unsigned long long seed)
+{
+    vkimg_err e;
+    if (vkimg_image_alloc(im, w, h, c, VKIMG_U8, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        exit(1);
+    }
+    unsigned long long s = seed | 1;
+    unsigned char *d = im->data;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < c; k++) {
+                double v = 0.5 + 0.4 * sin(0.13 * x * (k + 1) + 0.05 * y) * cos(0.07 * y * (k + 2));
+                if (kind == 1)
+                    v += ((double)(t_rand(&s) % 1000) / 1000.0 - 0.5) * 0.3;
+                if (kind == 2)
+                    v = (double)(t_rand(&s) % 256) / 255.0;
+                if (kind == 3)
+                    v = ((x + y + k) & 1) ? 1.0 : 0.0;
+                v = v < 0 ? 0 : v > 1 ? 1 : v;
+                d[((size_t)y * w + x) * c + k] = (unsigned char)lround(v * 255);
+            }
+}

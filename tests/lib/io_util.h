@@ -32,6 +32,9 @@ int file_equals(const char *path, const void *data, size_t n);
 /* A test image: smooth gradients plus (if noise) random low bits; alpha channels get
  * their own pattern, including 0 and max. Any fmt; exits if it cannot allocate. */
 void make_image(vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, int noise, unsigned long long seed);
+/* A U8 image for the JPEG codec's tests: kind 0 smooth, 1 smooth + noise, 2 every
+ * sample random, 3 a 0/255 checkerboard (exits if it cannot allocate). */
+void jpeg_image(vkimg_image *im, int w, int h, int c, int kind, unsigned long long seed);
 /* Every byte of im's pixels from t_rand(seed) (its top byte): noise for any fmt. */
 void fill_random_bytes(vkimg_image *im, unsigned long long seed);
 /* Same shape, format and bytes. */
