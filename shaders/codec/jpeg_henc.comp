@@ -116,6 +116,9 @@ void put(uint code, uint len) // len <= 32
     }
 }
 
+// a symbol the table has no code for: a coefficient libjpeg would refuse
+bool no_code;
+
 // A block's codes: its bits (count), or written (PHASE 1)
 uint code_block(uint m, uint j, bool write)
 {
@@ -133,6 +136,7 @@ uint code_block(uint m, uint j, bool write)
     }
     int d = coef(base) - dc_before(m, j);
     uint t = uint(abs(d)), nb = nbits(t), e = code_of(dct, nb);
+    no_code = no_code || e == 0u;
     total += (e >> 16) + nb;
     if (write) {
         put(e & 0xffffu, e >> 16);
@@ -154,7 +158,8 @@ uint code_block(uint m, uint j, bool write)
         }
         t = uint(abs(v));
         nb = nbits(t);
-        e = code_of(act, (r << 4) + nb);
+        e = code_of(act, nb < 16u ? (r << 4) + nb : 0u);
+        no_code = no_code || e == 0u || nb >= 16u;
         total += (e >> 16) + nb;
         if (write) // code and value in one: at most 16 + 15 bits
             put(((e & 0xffffu) << nb) | (uint(v < 0 ? v - 1 : v) & ((1u << nb) - 1u)), (e >> 16) + nb);
@@ -178,7 +183,10 @@ void main()
             return;
         const uint m = id / bpm, j = id - m * bpm;
         if (PHASE == 0) {
+            no_code = false;
             U32Buf(pc.lens).v[id] = code_block(m, j, false);
+            if (no_code)
+                atomicOr(U32Buf(pc.status).v[0], VKI_JE_ERR_RANGE);
             return;
         }
         const uint off = U32Buf(pc.lens).v[id], end = U32Buf(pc.lens).v[id + 1u];

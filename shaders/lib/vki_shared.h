@@ -82,6 +82,7 @@
                             blocks: AC 0, the DC of the block before) */
 #define VKI_JE_CODES 48  /* 4 tables (core/coded.h VKI_JPEG_HUFF_*) of 256 codes: code | length << 16 */
 #define VKI_JE_WORDS (VKI_JE_CODES + 4 * 256)
-#define VKI_JE_ERR_FULL 1u /* the segment does not fit the host's buffer */
+#define VKI_JE_ERR_FULL 1u  /* the segment does not fit the host's buffer */
+#define VKI_JE_ERR_RANGE 2u /* a coefficient with no code (libjpeg: "DCT coefficient out of range") */
 
 #endif

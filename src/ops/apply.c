@@ -288,9 +288,11 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
         goto done;
     if (enc_slot >= 0) { /* the entropy-coded data's length, or that it did not fit */
         const uint32_t *st = vki_run_output_data(run, enc_slot);
-        if (st[0] & VKI_JE_ERR_FULL) {
-            rc = vki_fail(e, VKIMG_E_AGAIN, "JPEG: the entropy-coded data is larger than the %zu bytes the device "
-                          "writes it into", vki_jpeg_huff_out_bytes(cout) - 16);
+        if (st[0] & (VKI_JE_ERR_FULL | VKI_JE_ERR_RANGE)) {
+            rc = st[0] & VKI_JE_ERR_RANGE
+                     ? vki_fail(e, VKIMG_E_AGAIN, "JPEG: a DCT coefficient the Huffman tables have no code for")
+                     : vki_fail(e, VKIMG_E_AGAIN, "JPEG: the entropy-coded data is larger than the %zu bytes the "
+                                "device writes it into", vki_jpeg_huff_out_bytes(cout) - 16);
             goto done;
         }
         cout->entropy = true;
