@@ -1,6 +1,9 @@
 /* JPEG decode and encode through libjpeg-turbo's TurboJPEG API (linked statically
- * where the static library is installed). TurboJPEG is the only JPEG decoder: a
- * file it refuses is an error.
+ * where the static library is installed). TurboJPEG is the JPEG decoder, but for
+ * files whose sampling factors it has no TJSAMP for (4:1:0, chroma components
+ * subsampled unlike each other: its header call fails), which libjpeg's own API
+ * decodes with the same settings (lj_decode); any other file it refuses is an
+ * error.
  *
  * Thread-safety: every call makes and destroys its own TurboJPEG handle, and the
  * error text is read from that handle (tjGetErrorStr2), so calls on several threads
@@ -93,14 +96,24 @@ static int pick_scale(const unsigned char *b, size_t len, int w, int h, const vk
     return 1;
 }
 
-/* The DC-only decode at 1/8: TurboJPEG's settings (the accurate integer IDCT,
- * smooth upsampling), and no block smoothing: libjpeg estimates a progressive
- * file's missing AC coefficients (and since libjpeg-turbo 2.1 adjusts DC) from
- * the neighbours' DCs while scans are missing, which a whole file never has. */
-static int dc_decode(const unsigned char *b, size_t len, const char *name, int gray, unsigned char *out, int w, int h,
-                     vkimg_err *e)
+/* A decode by libjpeg's own API at 1/denom into out (w x h, jcs's samples a
+ * pixel: JCS_GRAYSCALE, JCS_RGB or JCS_CMYK), with TurboJPEG's settings (the
+ * accurate integer IDCT, smooth upsampling) and its TJFLAG_STOPONWARNING and
+ * TJFLAG_LIMITSCANS. Two callers:
+ *  - the DC-only decode at 1/8 (smooth false: no block smoothing; libjpeg
+ *    estimates a progressive file's missing AC coefficients, and since
+ *    libjpeg-turbo 2.1 adjusts DC, from the neighbours' DCs while scans are
+ *    missing, which a whole file never has);
+ *  - files TurboJPEG's header call refuses although libjpeg decodes them
+ *    (smooth true, libjpeg's default, as TurboJPEG leaves it): sampling factors
+ *    it has no TJSAMP for, e.g. 4:1:0 (4x2) or chroma subsampled unlike each
+ *    other ("Could not determine subsampling type"); vips and ImageMagick,
+ *    through libjpeg, open them. */
+static int lj_decode(const unsigned char *b, size_t len, const char *name, int denom, J_COLOR_SPACE jcs, bool smooth,
+                     unsigned char *out, int w, int h, vkimg_err *e)
 {
     struct jpeg_decompress_struct d;
+    struct jpeg_progress_mgr prog = { .progress_monitor = vki_lj_limit_scans };
     vki_lj_err de;
     memset(&d, 0, sizeof d);
     d.err = vki_lj_errors(&de, true);
@@ -109,26 +122,57 @@ static int dc_decode(const unsigned char *b, size_t len, const char *name, int g
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: libjpeg: %s", name, de.msg[0] ? de.msg : "error");
     }
     jpeg_create_decompress(&d);
+    d.progress = &prog;
     jpeg_mem_src(&d, b, (unsigned long)len);
     jpeg_read_header(&d, TRUE);
     d.scale_num = 1;
-    d.scale_denom = 8;
-    d.out_color_space = gray ? JCS_GRAYSCALE : JCS_RGB;
+    d.scale_denom = (unsigned)denom;
+    d.out_color_space = jcs;
     d.dct_method = JDCT_ISLOW;
     d.do_fancy_upsampling = TRUE;
-    d.do_block_smoothing = FALSE;
+    if (!smooth)
+        d.do_block_smoothing = FALSE;
+    const int nc = jcs == JCS_GRAYSCALE ? 1 : jcs == JCS_CMYK ? 4 : 3;
     jpeg_start_decompress(&d);
-    if ((int)d.output_width != w || (int)d.output_height != h || d.output_components != (gray ? 1 : 3)) {
+    if ((int)d.output_width != w || (int)d.output_height != h || d.output_components != nc) {
         jpeg_destroy_decompress(&d);
-        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: 1/8 decode gave %ux%u, not %dx%d", name, d.output_width,
+        return vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: 1/%d decode gave %ux%u, not %dx%d", name, denom, d.output_width,
                         d.output_height, w, h);
     }
-    const size_t pitch = (size_t)w * (gray ? 1 : 3);
+    const size_t pitch = (size_t)w * (size_t)nc;
     while (d.output_scanline < d.output_height) {
         JSAMPROW row = out + (size_t)d.output_scanline * pitch;
         jpeg_read_scanlines(&d, &row, 1);
     }
     jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    return 0;
+}
+
+/* The size and TurboJPEG colour space (TJCS_*) of a file, read by libjpeg (for
+ * lj_decode's second case): 0, or -1 where libjpeg cannot read its header. */
+static int lj_header(const unsigned char *b, size_t len, int *w, int *h, int *cs)
+{
+    struct jpeg_decompress_struct d;
+    vki_lj_err de;
+    memset(&d, 0, sizeof d);
+    d.err = vki_lj_errors(&de, true);
+    if (setjmp(de.jump)) {
+        jpeg_destroy_decompress(&d);
+        return -1;
+    }
+    jpeg_create_decompress(&d);
+    jpeg_mem_src(&d, b, (unsigned long)len);
+    jpeg_read_header(&d, TRUE);
+    *w = (int)d.image_width;
+    *h = (int)d.image_height;
+    switch (d.jpeg_color_space) {
+    case JCS_GRAYSCALE: *cs = TJCS_GRAY; break;
+    case JCS_CMYK: *cs = TJCS_CMYK; break;
+    case JCS_YCCK: *cs = TJCS_YCCK; break;
+    case JCS_RGB: *cs = TJCS_RGB; break;
+    default: *cs = TJCS_YCbCr; break;
+    }
     jpeg_destroy_decompress(&d);
     return 0;
 }
@@ -434,9 +478,14 @@ int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, u
     unsigned char *data = NULL;  /* the CMYK decode */
     unsigned char *dcbuf = NULL; /* a progressive file's DC scans (1/8) */
     vkimg_image im = { 0 };
+    bool tj = true; /* TurboJPEG decodes it, else libjpeg (lj_decode) */
     if (tjDecompressHeader3(h, b, (unsigned long)len, &w, &ht, &subsamp, &cs)) {
-        rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
-        goto done;
+        if (lj_header(b, len, &w, &ht, &cs)) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
+            goto done;
+        }
+        tj = false;
+        subsamp = -1;
     }
     if (w <= 0 || ht <= 0) { /* libjpeg met the end of the data before a frame header */
         rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: no frame header (%dx%d)", name, w, ht);
@@ -469,7 +518,11 @@ int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, u
      * file only its DC scans are decoded (the same pixels, a fraction of the work) */
     size_t dclen;
     if (d == 8 && !cmyk && (dcbuf = malloc(len + 4)) && (dclen = vki_jpeg_dc_scans(b, len, dcbuf)) > 0) {
-        if ((rc = dc_decode(dcbuf, dclen, name, gray, im.data, w, ht, e)))
+        if ((rc = lj_decode(dcbuf, dclen, name, 8, gray ? JCS_GRAYSCALE : JCS_RGB, false, im.data, w, ht, e)))
+            goto done;
+    } else if (!tj) {
+        if ((rc = lj_decode(b, len, name, d, cmyk ? JCS_CMYK : gray ? JCS_GRAYSCALE : JCS_RGB, true,
+                            cmyk ? data : im.data, w, ht, e)))
             goto done;
     } else if (tjDecompress2(h, b, (unsigned long)len, cmyk ? data : im.data, w, (int)pitch, ht,
                              cmyk ? TJPF_CMYK : gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)) {

@@ -10,6 +10,7 @@
  * No device. */
 #include "io/io_priv.h"
 #include "bbuf.h"
+#include "lj_util.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
 
@@ -794,6 +795,67 @@ static unsigned char *jpeg_cmyk(const vkimg_image *im, size_t *n)
     free(buf);
     *n = len;
     return r;
+}
+
+/* vkimg_load_opts.min_size: at least a quarter of each side (shrink-on-load 1/4) */
+static void quarter_min(void *user, int w, int h, int orientation, int *min_w, int *min_h)
+{
+    (void)user;
+    (void)orientation;
+    *min_w = (w + 3) / 4;
+    *min_h = (h + 3) / 4;
+}
+
+/* Sampling factors TurboJPEG has no TJSAMP for (its header call fails: "Could
+ * not determine subsampling type"), which libjpeg, vips and ImageMagick decode:
+ * 4:1:0 (Y 4x2), and chroma components subsampled unlike each other. vkimg
+ * decodes them through libjpeg: exactly libjpeg's pixels, at full size and
+ * shrunk on load, baseline and progressive. */
+static void test_jpeg_sampling(void)
+{
+    static const int hvs[][3] = { { 0x42, 0x11, 0x11 }, { 0x21, 0x12, 0x11 }, { 0x22, 0x12, 0x11 }, { 0x41, 0x21, 0x11 } };
+    static const int sz[][2] = { { 1, 1 }, { 17, 9 }, { 61, 35 }, { 250, 31 } };
+    char what[128];
+    for (size_t hi = 0; hi < sizeof hvs / sizeof hvs[0]; hi++)
+        for (size_t si = 0; si < sizeof sz / sizeof sz[0]; si++)
+            for (int prog = 0; prog < 2; prog++) {
+                vkimg_image src = img_new(sz[si][0], sz[si][1], 3, VKIMG_U8);
+                fill_image(&src, 255, (int)si % 2);
+                size_t n;
+                unsigned char *j = lj_encode_sampled(&src, hvs[hi], prog, &n);
+                snprintf(what, sizeof what, "JPEG sampling %x %x %x %dx%d%s", hvs[hi][0], hvs[hi][1], hvs[hi][2],
+                         src.w, src.h, prog ? " progressive" : "");
+                tjhandle th = tjInitDecompress();
+                int w, h, ss, cs;
+                /* 4:1:1 (Y 4x1, chroma 1x1) TurboJPEG names; the others it refuses */
+                CHECK(tjDecompressHeader3(th, j, (unsigned long)n, &w, &h, &ss, &cs) != 0, "%s: TurboJPEG reads it", what);
+                tjDestroy(th);
+                vkimg_image want;
+                CHECK(lj_decode_rgb(j, n, 1, &want) == 0, "%s: libjpeg's decode", what);
+                vkimg_image im = DECODE_OK(what, j, n, &want, 0);
+                if (im.data)
+                    CHECK(mean_abs(&im, &src) < (si % 2 ? 40.0 : 20.0), "%s: %.3f from the source", what,
+                          mean_abs(&im, &src));
+                vkimg_image_free(&im);
+                vkimg_image_free(&want);
+                /* shrunk on load: 1/4 */
+                vkimg_image q, got;
+                CHECK(lj_decode_rgb(j, n, 4, &q) == 0, "%s: libjpeg's decode at 1/4", what);
+                vkimg_err e;
+                vkimg_load_opts lo = { .min_size = quarter_min };
+                int rc = vkimg_load_memory(j, n, "s.jpg", &lo, &got, &e);
+                CHECK(rc == 0 && got.w == q.w && got.h == q.h && got.c == 3 &&
+                          !memcmp(got.data, q.data, vkimg_image_bytes(&q)),
+                      "%s at 1/4: rc %d %s %dx%d, libjpeg %dx%d", what, rc, rc ? e.msg : "", rc ? 0 : got.w,
+                      rc ? 0 : got.h, q.w, q.h);
+                if (!rc)
+                    vkimg_image_free(&got);
+                vkimg_image_free(&q);
+                if (hi == 0 && si == 2 && !prog)
+                    CHECK_CUTS(what, j, n, 0);
+                vkimg_image_free(&src);
+                free(j);
+            }
 }
 
 static void test_jpeg(void)
@@ -2092,6 +2154,7 @@ int main(void)
     test_loader(); /* first: its /dev/zero check looks at the peak memory use */
     test_png();
     test_jpeg();
+    test_jpeg_sampling();
     test_gif();
     test_bmp();
     test_tga();

@@ -11,11 +11,13 @@
  *    and of TurboJPEG's switch to the accurate DCT (96); in fact byte-identical,
  *    and that is asserted too;
  *  - a pipeline between the two (decode, blur, encode) equals the same pipeline
- *    run on TurboJPEG's pixels and encoded by TurboJPEG. */
+ *    run on TurboJPEG's pixels and encoded by TurboJPEG;
+ *  - sampling factors TurboJPEG has no name for, against libjpeg's decode. */
 #include "core/coded.h"
 #include "io/io_priv.h"
 #include "gpu_harness.h"
 #include "io_util.h"
+#include "lj_util.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
 
@@ -123,6 +125,54 @@ static void test_decode(vkimg_ctx *ctx)
                     tjFree(jpg);
                 }
     printf("decode: %d of %d files coded, max difference from TurboJPEG %d\n", coded, cases, worst_decode);
+    vkimg_pipeline_free(p);
+}
+
+/* Sampling factors TurboJPEG has no name for (libjpeg writes and reads them;
+ * the loader decodes them through libjpeg where they are not coded): chroma
+ * components subsampled unlike each other are coded when each one is full
+ * size, h2v1 or h2v2 (coded_decode), within 1 LSB of libjpeg's decode; 4:1:0
+ * (Y 4x2) and a v-only chroma (4:4:0 alike) decode on the host as before. */
+static void test_sampling(vkimg_ctx *ctx)
+{
+    static const struct {
+        int hv[3];
+        bool coded;
+    } cases[] = { { { 0x22, 0x12, 0x11 }, true },  { { 0x22, 0x11, 0x12 }, true }, { { 0x21, 0x11, 0x21 }, true },
+                  { { 0x22, 0x21, 0x11 }, false }, { { 0x42, 0x11, 0x11 }, false } };
+    static const int sz[][2] = { { 1, 1 }, { 13, 1 }, { 1, 13 }, { 17, 9 }, { 70, 45 }, { 257, 19 } };
+    vkimg_err e;
+    vkimg_pipeline *p = vkimg_pipeline_parse("copy", &e);
+    CHECK(p != NULL, "parse: %s", e.msg);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+        for (size_t si = 0; si < sizeof sz / sizeof sz[0]; si++)
+            for (int prog = 0; prog <= 1; prog++) {
+                const int *hv = cases[ci].hv;
+                snprintf(cur_case, sizeof cur_case, "sampling %x %x %x %dx%d %s", hv[0], hv[1], hv[2], sz[si][0],
+                         sz[si][1], prog ? "progressive" : "baseline");
+                vkimg_image src, ref, im, out;
+                jpeg_image(&src, sz[si][0], sz[si][1], 3, (int)si % 3, 500 + ci * 7 + si);
+                size_t n;
+                unsigned char *jpg = lj_encode_sampled(&src, hv, prog, &n);
+                CHECK(lj_decode_rgb(jpg, n, 1, &ref) == 0, "%s: libjpeg's decode", cur_case);
+                int rc = vkimg_load_memory(jpg, n, "s.jpg", &(vkimg_load_opts){ .jpeg_coded = true }, &im, &e);
+                CHECK(rc == 0, "%s: load: %s", cur_case, e.msg);
+                if (!rc) {
+                    CHECK((im.coded != NULL) == cases[ci].coded, "%s: coded %d", cur_case, im.coded != NULL);
+                    rc = vkimg_run(ctx, p, &im, &(vkimg_run_opts){ .out_fmt = VKIMG_U8 }, &out, &e);
+                    CHECK(rc == 0, "%s: run: %s", cur_case, e.msg);
+                    if (!rc) {
+                        const int d = max_diff(&out, &ref);
+                        worst_decode = d > worst_decode ? d : worst_decode;
+                        CHECK(d <= 1, "%s: against libjpeg's decode: max difference %d", cur_case, d);
+                        vkimg_image_free(&out);
+                    }
+                    vkimg_image_free(&im);
+                }
+                vkimg_image_free(&ref);
+                vkimg_image_free(&src);
+                free(jpg);
+            }
     vkimg_pipeline_free(p);
 }
 
@@ -305,7 +355,7 @@ int main(void)
     if (!mkdtemp(tmpdir))
         return 1;
     static const gh_suite suites[] = { { "decode", test_decode }, { "encode", test_encode },
-                                       { "pipeline", test_pipeline } };
+                                       { "pipeline", test_pipeline }, { "sampling", test_sampling } };
     int rc = gh_main("test_jpeg_device", suites, sizeof suites / sizeof suites[0]);
     char path[128];
     snprintf(path, sizeof path, "%s/o.jpg", tmpdir);
