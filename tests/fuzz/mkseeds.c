@@ -8,6 +8,7 @@
  *
  * usage: fuzz-mkseeds CORPUS-DIR */
 #include "bbuf.h"
+#include "lj_util.h"
 #include "io/io_priv.h"
 #include "io/ktx2.h"
 #include "io/meta.h"
@@ -253,6 +254,24 @@ static void jpeg_tj(const char *name, int w, int h, int pf, int subsamp, int qua
     tjFree(jpg);
     tjDestroy(t);
     free(px);
+}
+
+/* sampling factors TurboJPEG has no TJSAMP for (hv: Y, Cb, Cr as h * 16 + v),
+ * through libjpeg's own API: the loader's libjpeg path (src/io/jpeg.c lj_decode) */
+static void jpeg_lj(const char *name, int w, int h, const int hv[3], int progressive)
+{
+    vkimg_image im = { .w = w, .h = h, .c = 3, .fmt = VKIMG_U8, .data = malloc((size_t)w * h * 3) };
+    if (!im.data)
+        die("%s: out of memory", name);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < 3; k++)
+                ((unsigned char *)im.data)[((size_t)y * w + x) * 3 + k] = (unsigned char)pat(x, y, k);
+    size_t n;
+    unsigned char *jpg = lj_encode(&im, 80, hv, progressive, &n);
+    put_load(name, jpg, n);
+    free(jpg);
+    free(im.data);
 }
 
 /* ---------------------------------------------------------------- GIF */
@@ -582,6 +601,8 @@ int main(int argc, char **argv)
     jpeg_tj("jpeg_progressive.jpg", 16, 16, TJPF_RGB, TJSAMP_420, 70, TJFLAG_PROGRESSIVE, NULL);
     jpeg_tj("jpeg_progressive_444.jpg", 24, 16, TJPF_RGB, TJSAMP_444, 85, TJFLAG_PROGRESSIVE, NULL);
     jpeg_tj("jpeg_cmyk.jpg", 8, 8, TJPF_CMYK, TJSAMP_444, 60, 0, NULL);
+    jpeg_lj("jpeg_410.jpg", 19, 9, (const int[]){ 0x42, 0x11, 0x11 }, 0);
+    jpeg_lj("jpeg_mixed_progressive.jpg", 17, 16, (const int[]){ 0x22, 0x12, 0x11 }, 1);
 
     /* GIF: giflib */
     gif_make("gif_global.gif", 0, 8, 6, 0, 0, 8, 6, 0, 0, -1, 1);

@@ -766,37 +766,6 @@ static vkimg_image cmyk_to_rgb(const vkimg_image *cmyk)
     return rgb;
 }
 
-/* A plain CMYK JPEG (Adobe marker, transform 0) through libjpeg's own API. */
-static unsigned char *jpeg_cmyk(const vkimg_image *im, size_t *n)
-{
-    struct jpeg_compress_struct ci;
-    struct jpeg_error_mgr err;
-    ci.err = jpeg_std_error(&err);
-    jpeg_create_compress(&ci);
-    unsigned char *buf = NULL;
-    unsigned long len = 0;
-    jpeg_mem_dest(&ci, &buf, &len);
-    ci.image_width = (JDIMENSION)im->w;
-    ci.image_height = (JDIMENSION)im->h;
-    ci.input_components = 4;
-    ci.in_color_space = JCS_CMYK;
-    jpeg_set_defaults(&ci);
-    jpeg_set_colorspace(&ci, JCS_CMYK);
-    jpeg_set_quality(&ci, 95, TRUE);
-    jpeg_start_compress(&ci, TRUE);
-    while (ci.next_scanline < ci.image_height) {
-        JSAMPROW row = U8(im) + (size_t)ci.next_scanline * im->w * 4;
-        jpeg_write_scanlines(&ci, &row, 1);
-    }
-    jpeg_finish_compress(&ci);
-    jpeg_destroy_compress(&ci);
-    unsigned char *r = malloc(len);
-    memcpy(r, buf, len);
-    free(buf);
-    *n = len;
-    return r;
-}
-
 /* vkimg_load_opts.min_size: at least a quarter of each side (shrink-on-load 1/4) */
 static void quarter_min(void *user, int w, int h, int orientation, int *min_w, int *min_h)
 {
@@ -822,7 +791,7 @@ static void test_jpeg_sampling(void)
                 vkimg_image src = img_new(sz[si][0], sz[si][1], 3, VKIMG_U8);
                 fill_image(&src, 255, (int)si % 2);
                 size_t n;
-                unsigned char *j = lj_encode_sampled(&src, hvs[hi], prog, &n);
+                unsigned char *j = lj_encode(&src, 90, hvs[hi], prog, &n);
                 snprintf(what, sizeof what, "JPEG sampling %x %x %x %dx%d%s", hvs[hi][0], hvs[hi][1], hvs[hi][2],
                          src.w, src.h, prog ? " progressive" : "");
                 tjhandle th = tjInitDecompress();
@@ -910,7 +879,7 @@ static void test_jpeg(void)
         for (size_t i = 0; i < 40 * 24; i++) /* K from 60 to 255 */
             U8(&cmyk)[i * 4 + 3] = (uint8_t)(60 + i % 196);
         size_t n;
-        unsigned char *j = plain ? jpeg_cmyk(&cmyk, &n) : tj_encode(&cmyk, TJPF_CMYK, TJSAMP_444, 95, 0, &n);
+        unsigned char *j = plain ? lj_encode(&cmyk, 95, NULL, 0, &n) : tj_encode(&cmyk, TJPF_CMYK, TJSAMP_444, 95, 0, &n);
         tjhandle th = tjInitDecompress();
         int w, h, s, cs;
         tjDecompressHeader3(th, j, (unsigned long)n, &w, &h, &s, &cs);
@@ -940,7 +909,7 @@ static void test_jpeg(void)
         for (int i = 0; i < 256; i++)
             memcpy(U8(&cmyk) + 4 * i, (const unsigned char[]){ 255, 0, 128, 200 }, 4);
         size_t n;
-        unsigned char *j = jpeg_cmyk(&cmyk, &n);
+        unsigned char *j = lj_encode(&cmyk, 95, NULL, 0, &n);
         vkimg_image im = DECODE_OK("JPEG flat CMYK", j, n, NULL, 0);
         if (im.data)
             CHECK(abs(U8(&im)[0] - 200) <= 2 && U8(&im)[1] <= 2 && abs(U8(&im)[2] - 100) <= 2, "CMYK flat: %d %d %d",

@@ -153,7 +153,7 @@ static void test_sampling(vkimg_ctx *ctx)
                 vkimg_image src, ref, im, out;
                 jpeg_image(&src, sz[si][0], sz[si][1], 3, (int)si % 3, 500 + ci * 7 + si);
                 size_t n;
-                unsigned char *jpg = lj_encode_sampled(&src, hv, prog, &n);
+                unsigned char *jpg = lj_encode(&src, 90, hv, prog, &n);
                 CHECK(lj_decode_rgb(jpg, n, 1, &ref) == 0, "%s: libjpeg's decode", cur_case);
                 int rc = vkimg_load_memory(jpg, n, "s.jpg", &(vkimg_load_opts){ .jpeg_coded = true }, &im, &e);
                 CHECK(rc == 0, "%s: load: %s", cur_case, e.msg);

@@ -7,7 +7,7 @@
 
 #include <jpeglib.h>
 
-unsigned char *lj_encode_sampled(const vkimg_image *im, const int hv[3], int progressive, size_t *n)
+unsigned char *lj_encode(const vkimg_image *im, int quality, const int hv[3], int progressive, size_t *n)
 {
     struct jpeg_compress_struct ci;
     struct jpeg_error_mgr err;
@@ -16,13 +16,16 @@ unsigned char *lj_encode_sampled(const vkimg_image *im, const int hv[3], int pro
     unsigned char *buf = NULL;
     unsigned long len = 0;
     jpeg_mem_dest(&ci, &buf, &len);
+    const int cmyk = im->c == 4;
     ci.image_width = (JDIMENSION)im->w;
     ci.image_height = (JDIMENSION)im->h;
-    ci.input_components = 3;
-    ci.in_color_space = JCS_RGB;
+    ci.input_components = cmyk ? 4 : 3;
+    ci.in_color_space = cmyk ? JCS_CMYK : JCS_RGB;
     jpeg_set_defaults(&ci);
-    jpeg_set_quality(&ci, 90, TRUE);
-    for (int k = 0; k < 3; k++) {
+    if (cmyk)
+        jpeg_set_colorspace(&ci, JCS_CMYK);
+    jpeg_set_quality(&ci, quality, TRUE);
+    for (int k = 0; hv && k < 3; k++) {
         ci.comp_info[k].h_samp_factor = hv[k] >> 4;
         ci.comp_info[k].v_samp_factor = hv[k] & 15;
     }
@@ -30,7 +33,7 @@ unsigned char *lj_encode_sampled(const vkimg_image *im, const int hv[3], int pro
         jpeg_simple_progression(&ci);
     jpeg_start_compress(&ci, TRUE);
     while (ci.next_scanline < ci.image_height) {
-        JSAMPROW row = (unsigned char *)im->data + (size_t)ci.next_scanline * (size_t)im->w * 3;
+        JSAMPROW row = (unsigned char *)im->data + (size_t)ci.next_scanline * (size_t)im->w * (size_t)im->c;
         jpeg_write_scanlines(&ci, &row, 1);
     }
     jpeg_finish_compress(&ci);

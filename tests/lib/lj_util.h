@@ -7,10 +7,12 @@
 
 #include <stddef.h>
 
-/* An RGB U8 image as a JPEG (quality 90) through libjpeg's own API with the
- * sampling factors of Y, Cb and Cr given (hv[k] = h * 16 + v: also those
- * TurboJPEG has no TJSAMP for), progressive or not (malloc'ed; *n its size). */
-unsigned char *lj_encode_sampled(const vkimg_image *im, const int hv[3], int progressive, size_t *n);
+/* A U8 image as a JPEG through libjpeg's own API: RGB (3 channels) or plain
+ * Adobe CMYK (4: Adobe marker, transform 0), at this quality, with the sampling
+ * factors of the first three components given (hv[k] = h * 16 + v: also those
+ * TurboJPEG has no TJSAMP for; NULL: libjpeg's defaults), progressive or not
+ * (malloc'ed; *n its size). */
+unsigned char *lj_encode(const vkimg_image *im, int quality, const int hv[3], int progressive, size_t *n);
 /* libjpeg's own decode of a JPEG to RGB at 1/denom, with its defaults (those
  * TurboJPEG keeps): 0, or -1 (out empty) where libjpeg fails. */
 int lj_decode_rgb(const unsigned char *jpg, size_t n, int denom, vkimg_image *out);
