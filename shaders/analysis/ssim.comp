@@ -55,7 +55,7 @@ float ssim_of(vec4 m, vec2 q, float Ka, float Kb)
     // precise (no contracted multiply-adds): for equal windows the numerator and
     // the denominator are then the same operations on the same values, so the
     // value is exactly 1 (contracted, identical images gave 0.99999997 and
-    // 1.00000001); min: the exact value is at most 1, as each factor is
+    // 1.00000001); at most 1: the exact value is, as each factor is
     // (2 mua mub <= mua^2 + mub^2, 2 cov <= va + vb)
     precise float inv = 1.0 / q.y; // the weights that fell inside the image (1 unless CUT)
     precise float ma = m.x * inv, mb = m.y * inv;
@@ -63,7 +63,9 @@ float ssim_of(vec4 m, vec2 q, float Ka, float Kb)
     precise float mua = ma + Ka, mub = mb + Kb;
     precise float num = (2.0 * mua * mub + C1) * (2.0 * cov + C2);
     precise float den = (mua * mua + mub * mub + C1) * (va + vb + C2);
-    return min(num / den, 1.0);
+    // not num / den for num >= den: Vulkan's division is within 2.5 ULP (NVIDIA's
+    // is a reciprocal times num), and x / x gave 0.99999994 on the H100
+    return num >= den ? 1.0 : num / den;
 }
 
 void main()
@@ -86,17 +88,20 @@ void main()
                     wx += gw(k);
         }
         const float iwx = 1.0 / wx;
-        // pending outputs: slot s holds output row y - R + s while row y is added
-        vec4 P[2 * R + 1]; // sums of g * (a, b, a^2, b^2)
-        vec2 Q[2 * R + 1]; // sums of g * ab, and of g
+        // pending outputs: slot s holds output row y - R + s while row y is added.
+        // precise, as ssim_of: for equal windows the sums of a^2, b^2 and ab are
+        // then the same operations on the same values (NVIDIA's compiler contracted
+        // them differently: identical images gave SSIM 0.9999999923 on the H100)
+        precise vec4 P[2 * R + 1]; // sums of g * (a, b, a^2, b^2)
+        precise vec2 Q[2 * R + 1]; // sums of g * ab, and of g
         [[unroll]] for (int s = 0; s <= 2 * R; s++) {
             P[s] = vec4(0.0);
             Q[s] = vec2(0.0);
         }
         for (int y = ya; y <= y1 + R; y++) {
             if (y <= yh) {
-                vec4 hs = vec4(0.0);
-                float hab = 0.0;
+                precise vec4 hs = vec4(0.0);
+                precise float hab = 0.0;
                 const uint row = uint(y) * uint(pc.w);
                 [[unroll]] for (int k = -R; k <= R; k++) {
                     if (CUT != 0 && (x + k < 0 || x + k >= pc.w))
