@@ -875,7 +875,8 @@ void v_vec()
 #if BLUR_RING_ONLY
 // FUSED = 7, the sliding pass along y (what CPU devices run where 8-bit output
 // rows are whole 32-bit words and there is no alpha: blur.c use_ring): an
-// invocation owns run k (S = VW * (samples a word) samples; VW = 1) of output rows y0 .. y0 + RB - 1 (RB = RING_M periods of
+// invocation owns run k (S = VW * (samples a word) samples; VW = 2 where the
+// rows are whole runs of 8 samples, else 1) of output rows y0 .. y0 + RB - 1 (RB = RING_M periods of
 // P = 2R + 1 rows) and reads each of its input rows y0 - R .. y0 + RB + R - 1
 // once (v_vec reads (NB + 2R) / NB rows an output row: 3.25 at NB = 8; this
 // pass (RB + 2R) / RB: 1.24 at RB = 76). The last P rows read are kept in a
@@ -938,8 +939,12 @@ void v_ring()
             }
             if (y0 + i < pc.h) {
                 const uint a = (uint(y0 + i) * orow + uint(k * S)) >> 2; // whole words: orow and S multiples of 4
-                [[unroll]] for (int w = 0; w < S / 4; w++)
-                    U32Buf(pc.dst).v[a + uint(w)] = q[w];
+                if (S % 8 == 0) // 64-bit stores (orow a multiple of S: blur.c); each a loop over the lanes
+                    [[unroll]] for (int w = 0; w < S / 8; w++)
+                        S8Buf(pc.dst).v[(a >> 1) + uint(w)] = packUint2x32(uvec2(q[2 * w], q[2 * w + 1]));
+                else
+                    [[unroll]] for (int w = 0; w < S / 4; w++)
+                        U32Buf(pc.dst).v[a + uint(w)] = q[w];
             }
         }
     }

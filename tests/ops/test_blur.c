@@ -293,6 +293,8 @@ static void test_blur_vec(vkimg_ctx *ctx)
         { 8, 3, 3, 9, 3.0, { 0, 1, 1, 1 } },     /* 3 words a row, halo 4: no sliding run along x */
         { 200, 7, 3, 9, 3.0, { 1, 1, 1, 1 } },   /* 75 words, 67 inside: one partial run, or several overlapping */
         { 1000, 3, 2, 5, 1.7, { 1, 1, 1, 0 } },  /* 250 words; alpha premultiplied in the ring */
+        { 44, 13, 1, 9, 3.0, { 1, 1, 1, 1 } },   /* 44 samples a row: the sliding pass along y on runs of one
+                                                    word (rows of a whole number of 2-word runs take two) */
     };
     char t[96];
     /* first with h_vec and v_vec (VKIMG_BLUR_RING=0), then with the sliding
