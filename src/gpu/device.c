@@ -138,7 +138,7 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     };
     /* device memory is host memory: take inputs in ordinary memory as they are
      * (gpu.h host_import_align) */
-    const char *dexts[2];
+    const char *dexts[3];
     uint32_t ndext = 0;
     {
         const char *ev = getenv("VKIMG_TEXEL");
@@ -162,6 +162,17 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         g->host_import_align = hp.minImportedHostPointerAlignment;
         dexts[ndext++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     }
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+        .pipelineExecutableInfo = VK_TRUE,
+    };
+    const bool stats = vki_env_on("VKIMG_PIPELINE_STATS") &&
+                       has_device_ext(g->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (stats) {
+        dexts[ndext++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        fpe.pNext = f2.pNext;
+        f2.pNext = &fpe;
+    }
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &f2,
@@ -171,6 +182,14 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         .ppEnabledExtensionNames = dexts,
     };
     VKI_VK(vkCreateDevice(g->phys, &dci, NULL, &g->dev));
+    if (stats) {
+        g->exec_props = (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(
+            g->dev, "vkGetPipelineExecutablePropertiesKHR");
+        g->exec_stats = (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(
+            g->dev, "vkGetPipelineExecutableStatisticsKHR");
+        if (!g->exec_props || !g->exec_stats)
+            g->exec_props = NULL;
+    }
     if (g->host_import_align) {
         g->host_ptr_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
             g->dev, "vkGetMemoryHostPointerPropertiesEXT");

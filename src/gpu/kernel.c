@@ -113,6 +113,51 @@ static bool spec_equal(const vki_spec *a, const vki_spec *b)
     return a->n == b->n && !memcmp(a->id, b->id, a->n * sizeof a->id[0]) && !memcmp(a->val, b->val, a->n * sizeof a->val[0]);
 }
 
+/* VKIMG_PIPELINE_STATS: k's executables' statistics, a line each, to stderr. */
+static void print_stats(vki_gpu *g, const vki_kernel *k)
+{
+    VkPipelineInfoKHR pi = { .sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = k->pipe };
+    VkPipelineExecutablePropertiesKHR ep[4];
+    uint32_t ne = 4;
+    for (uint32_t i = 0; i < ne; i++)
+        ep[i] = (VkPipelineExecutablePropertiesKHR){ .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR };
+    VkResult r = g->exec_props(g->dev, &pi, &ne, ep);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+        fprintf(stderr, "vkimg: %s: vkGetPipelineExecutablePropertiesKHR: %s\n", k->name, vki_vk_result_name(r));
+        return;
+    }
+    for (uint32_t x = 0; x < ne; x++) {
+        VkPipelineExecutableStatisticKHR st[32];
+        uint32_t ns = 32;
+        for (uint32_t i = 0; i < ns; i++)
+            st[i] = (VkPipelineExecutableStatisticKHR){ .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR };
+        VkPipelineExecutableInfoKHR ei = { .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                           .pipeline = k->pipe, .executableIndex = x };
+        r = g->exec_stats(g->dev, &ei, &ns, st);
+        if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+            fprintf(stderr, "vkimg: %s: vkGetPipelineExecutableStatisticsKHR: %s\n", k->name, vki_vk_result_name(r));
+            return;
+        }
+        fprintf(stderr, "vkimg: pipeline stats %s [%s, subgroup %u]:", k->name, ep[x].name, ep[x].subgroupSize);
+        for (uint32_t i = 0; i < ns; i++) {
+            switch (st[i].format) {
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+                fprintf(stderr, " %s=%u;", st[i].name, (unsigned)st[i].value.b32);
+                break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+                fprintf(stderr, " %s=%lld;", st[i].name, (long long)st[i].value.i64);
+                break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+                fprintf(stderr, " %s=%llu;", st[i].name, (unsigned long long)st[i].value.u64);
+                break;
+            default:
+                fprintf(stderr, " %s=%g;", st[i].name, st[i].value.f64);
+            }
+        }
+        fputc('\n', stderr);
+    }
+}
+
 /* Creates k's module, layout and pipeline (k's spv, spec and push_size set). */
 static int kernel_create(vki_gpu *g, vki_kernel *k, vkimg_err *e)
 {
@@ -150,9 +195,13 @@ static int kernel_create(vki_gpu *g, vki_kernel *k, vkimg_err *e)
         },
         .layout = k->layout,
     };
+    if (g->exec_props)
+        cpci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     double t0 = vki_now_ms();
     VKI_VK(vkCreateComputePipelines(g->dev, g->cache, 1, &cpci, NULL, &k->pipe)); /* the cache is internally synchronized */
     vki_gpu_log(g, VKIMG_LOG_DEBUG, "pipeline %s created in %.2f ms", k->name, vki_now_ms() - t0);
+    if (g->exec_props)
+        print_stats(g, k);
     return 0;
 fail:
     if (k->pipe)
