@@ -24,6 +24,27 @@ layout(constant_id = 11) const int VEC8 = 0;
 layout(constant_id = 12) const int TAILPX = 0; // > 0: the tail dispatch (below); pixels of its first level
 layout(constant_id = 13) const int TAILN = 1;  // the tail dispatch: levels it makes (1..7)
 
+// 8-bit in and out without alpha or linear light (VEC8 and not so): every
+// level pixel is (a + b + c + d + 2) >> 2 of its 2 x 2 bytes, in integers.
+// These are the float sums' bytes: u2f(x) / 255 per byte, the rows' pairs
+// added, then the rows, times 1/4, quantized (mean4, quantized) give exactly
+// that for every 2 x 2 of bytes (checked for all of them, the quantization's
+// multiply-add fused or not: the sums of a pair take at most 3 values a total,
+// and no total lands on the other side of a half). A fifth of the float
+// path's instructions; the same bytes (test_mipmaps compares this pass with
+// resize.comp's levels on every case).
+// (a function of one test a line: glslang 11 leaves an operand of a chain of
+// && or || over these spec constants undefined in its SPIR-V)
+bool int8_path()
+{
+    if (VEC8 == 0)
+        return false;
+    if (HAS_ALPHA)
+        return false;
+    return LINEAR == 0;
+}
+#define INT8 int8_path()
+
 layout(push_constant) uniform Push {
     uvec2 src;   // the input (IN_FMT)
     uvec2 lv[7]; // the levels 0..LEVELS (OUT_FMT)
@@ -188,6 +209,19 @@ void level1_vec(uvec2 p, uvec2 q, uint w)
     }
     uint o[4] = uint[4](0u, 0u, 0u, 0u); // the 4 pixels' bytes, packed as the output row has them
     for (int i = 0; i < 4; i++) {
+        if (INT8) {
+            uint b = 0u;
+            for (int c = 0; c < IN_C; c++) {
+                int j0 = 2 * i * IN_C + c, j1 = j0 + IN_C;
+                uint s = byte_at(r0[j0 >> 2], j0) + byte_at(r0[j1 >> 2], j1) + byte_at(r1[j0 >> 2], j0) +
+                         byte_at(r1[j1 >> 2], j1) + 2u;
+                b |= (s >> 2) << (8 * c);
+                int j = i * IN_C + c;
+                o[j >> 2] |= (s >> 2) << (8 * (j & 3));
+            }
+            tile8[q.y * 32u + q.x + uint(i)] = b;
+            continue;
+        }
         vec4 px[4];
         for (int e = 0; e < 4; e++) { // top-left, top-right, bottom-left, bottom-right
             vec4 v = vec4(0.0);
@@ -328,6 +362,24 @@ void main()
             if (p.x >= w || p.y >= h)
                 continue;
             uint x = 2u * q.x, y = 2u * q.y;
+            if (INT8) { // the four pixels' bytes summed in 16-bit lanes (at most 4 x 255 + 2 each)
+                const uint m = 0x00ff00ffu;
+                uint a = l % 2 == 0 ? tile8[y * 32u + x] : half8[y * 16u + x],
+                     b = l % 2 == 0 ? tile8[y * 32u + x + 1u] : half8[y * 16u + x + 1u],
+                     c = l % 2 == 0 ? tile8[(y + 1u) * 32u + x] : half8[(y + 1u) * 16u + x],
+                     d = l % 2 == 0 ? tile8[(y + 1u) * 32u + x + 1u] : half8[(y + 1u) * 16u + x + 1u];
+                uint lo = (a & m) + (b & m) + (c & m) + (d & m) + 0x00020002u;
+                uint hi = ((a >> 8) & m) + ((b >> 8) & m) + ((c >> 8) & m) + ((d >> 8) & m) + 0x00020002u;
+                uint v = ((lo >> 2) & m) | (((hi >> 2) & m) << 8);
+                if (l % 2 == 1)
+                    tile8[q.y * 32u + q.x] = v;
+                else
+                    half8[q.y * 16u + q.x] = v;
+                uint i = (p.y * w + p.x) * uint(OUT_C);
+                for (int ch = 0; ch < OUT_C; ch++)
+                    U8Buf(pc.lv[l]).v[i + uint(ch)] = uint8_t((v >> (8 * ch)) & 0xffu);
+                continue;
+            }
             vec4 v = finish(mean4(pre(kept(l - 1, x, y)), pre(kept(l - 1, x + 1u, y)), pre(kept(l - 1, x, y + 1u)),
                                   pre(kept(l - 1, x + 1u, y + 1u))));
             keep(l, q.x, q.y, v);
