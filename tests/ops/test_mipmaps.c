@@ -23,6 +23,7 @@
 #include "run_ref.h"
 #include "t.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,10 +423,56 @@ static void test_save(vkimg_ctx *ctx)
     rm_rf(g_dir);
 }
 
+/* mipmaps.comp's INT8 path makes each level pixel of 8-bit data without alpha
+ * as (a + b + c + d + 2) >> 2 of its 2 x 2 bytes, in place of its float path:
+ * x = float(byte) * float(1/255) each, the rows' pairs added, then the rows,
+ * times 1/4, then floor(clamp(m) * 255 + 0.5) (the multiply-add fused or not).
+ * Both must give the same byte for every 2 x 2 of bytes. The float sum of a
+ * pair takes few values for a given a + b: each is tried with each of the
+ * other pair's. (Host arithmetic in IEEE single precision, as the device's.) */
+static void test_int8_rounding(vkimg_ctx *ctx)
+{
+    (void)ctx;
+    static float tops[511][8];
+    static int ntop[511];
+    const float k = (float)(1.0 / 255.0);
+    for (int a = 0; a < 256; a++)
+        for (int b = 0; b < 256; b++) {
+            volatile float xa = (float)a * k, xb = (float)b * k;
+            volatile float t = xa + xb;
+            int s = a + b, seen = 0;
+            for (int i = 0; i < ntop[s]; i++)
+                seen |= tops[s][i] == t;
+            if (!seen && ntop[s] < 8)
+                tops[s][ntop[s]++] = t;
+        }
+    long checked = 0, wrong = 0;
+    for (int s1 = 0; s1 < 511; s1++)
+        for (int s2 = 0; s2 < 511; s2++)
+            for (int i = 0; i < ntop[s1]; i++)
+                for (int j = 0; j < ntop[s2]; j++) {
+                    volatile float sum = tops[s1][i] + tops[s2][j];
+                    volatile float m = 0.25f * sum;
+                    const float c = m < 0.0f ? 0.0f : m > 1.0f ? 1.0f : m;
+                    volatile float p = c * 255.0f;
+                    volatile float y = p + 0.5f;
+                    const int want = (s1 + s2 + 2) >> 2;
+                    wrong += (int)floorf(y) != want || (int)floorf(fmaf(c, 255.0f, 0.5f)) != want;
+                    checked++;
+                }
+    int most = 0;
+    for (int s = 0; s < 511; s++)
+        most = ntop[s] > most ? ntop[s] : most;
+    CHECK(most < 8, "a pair's float sum took %d values or more for one a + b", most);
+    CHECK(wrong == 0, "(a + b + c + d + 2) >> 2 differs from the float path's byte in %ld of %ld cases", wrong, checked);
+    printf("  (a + b + c + d + 2) >> 2 is the float path's byte: %ld sums of pairs' sums checked\n", checked);
+}
+
 int main(void)
 {
     static const gh_suite suites[] = {
         { "box", test_box }, { "filters", test_filters }, { "api", test_api }, { "save", test_save },
+        { "int8", test_int8_rounding },
     };
     run_next_seed = 11001;
     ref_alpha_weighted = true; /* colour / alpha is unbounded (negative lobes): ref.h */
