@@ -405,6 +405,7 @@ static const uniform_case uniform_cases[] = {
     { 256, 64, 4, "32x8!", RF_LANCZOS2, true, NULL },      /* 8x: k = 4 */
     { 640, 360, 4, "64x36!", RF_BILINEAR, true, NULL },    /* 10x, RGBA */
     { 100, 60, 1, "50x30!", RF_BOX, false, NULL },         /* box at 2x */
+    { 208, 100, 3, "104x50!", RF_LANCZOS3, false, NULL },  /* RGB 2x, no pre-shrink: 4 columns, 78 registers */
     { 1040, 24, 3, "260x6!", RF_LANCZOS3, true, NULL },    /* three workgroups across */
     { 64, 1000, 3, "16x250!", RF_MITCHELL, true, NULL },   /* many strips down */
     { 1040, 300, 4, "260x75!", RF_LANCZOS3, true, "32x6" },  /* small workgroups, 6 rows */
