@@ -45,6 +45,24 @@ bool int8_path()
 }
 #define INT8 int8_path()
 
+// With alpha (8-bit in and out, not in linear light): the premultiplied mean in
+// integers. Alpha is (A + 2) >> 2 of its four bytes (as above); a colour is
+// C / A rounded to nearest, half up (C = the sum of colour x alpha, A the sum of
+// alpha; 0 where A is 0), which the float path gives too except where C / A is
+// k + 1/2 exactly: elsewhere C / A + 1/2 is at least 1 / (2A) >= 1/2040 from an
+// integer, and the float path's roundings (the products, the sums, the division
+// by the mean alpha, the quantization) move it by less than 2e-4. Where some
+// colour is such a tie the float path makes the pixel (alpha_mean's tie).
+bool int8a_path()
+{
+    if (VEC8 == 0)
+        return false;
+    if (!HAS_ALPHA)
+        return false;
+    return LINEAR == 0;
+}
+#define INT8A int8a_path()
+
 layout(push_constant) uniform Push {
     uvec2 src;   // the input (IN_FMT)
     uvec2 lv[7]; // the levels 0..LEVELS (OUT_FMT)
@@ -173,6 +191,35 @@ void keep(int l, uint x, uint y, vec4 v)
     }
 }
 
+// INT8A: the mean of four pixels' bytes (packed as bytes_of packs them), and
+// whether a colour fell on a half exactly (then the caller takes the float path)
+uint alpha_mean(uint p0, uint p1, uint p2, uint p3, out bool tie)
+{
+    const int sh = 8 * COLOUR;
+    const uint a0 = (p0 >> sh) & 0xffu, a1 = (p1 >> sh) & 0xffu, a2 = (p2 >> sh) & 0xffu, a3 = (p3 >> sh) & 0xffu;
+    const uint A = a0 + a1 + a2 + a3;
+    uint b = ((A + 2u) >> 2) << sh;
+    tie = false;
+    if (A == 0u)
+        return b;
+    const uint den = 2u * A;
+    const float rden = 1.0 / float(den);
+    for (int c = 0; c < COLOUR; c++) {
+        const int k = 8 * c;
+        const uint C = ((p0 >> k) & 0xffu) * a0 + ((p1 >> k) & 0xffu) * a1 + ((p2 >> k) & 0xffu) * a2 +
+                       ((p3 >> k) & 0xffu) * a3;
+        const uint num = 2u * C + A; // round(C / A) = floor(num / den); num < 2^20, exact as a float
+        uint q = uint(float(num) * rden);
+        if (q * den > num)
+            q--;
+        else if ((q + 1u) * den <= num)
+            q++;
+        tie = tie || q * den == num;
+        b |= min(q, 255u) << k;
+    }
+    return b;
+}
+
 // level-1 pixel p (q in the tile) from its 2 x 2 level-0 pixels read one by one
 void level1_px(uvec2 p, uvec2 q, uint w)
 {
@@ -222,16 +269,31 @@ void level1_vec(uvec2 p, uvec2 q, uint w)
             tile8[q.y * 32u + q.x + uint(i)] = b;
             continue;
         }
-        vec4 px[4];
-        for (int e = 0; e < 4; e++) { // top-left, top-right, bottom-left, bottom-right
-            vec4 v = vec4(0.0);
-            for (int c = 0; c < IN_C; c++) {
-                int j = (2 * i + (e & 1)) * IN_C + c;
-                v[c] = u2f(byte_at(e < 2 ? r0[j >> 2] : r1[j >> 2], j)) * (1.0 / 255.0);
+        bool tie = true;
+        uint b = 0u;
+        if (INT8A) {
+            uint pb[4];
+            for (int e = 0; e < 4; e++) { // top-left, top-right, bottom-left, bottom-right
+                pb[e] = 0u;
+                for (int c = 0; c < IN_C; c++) {
+                    int j = (2 * i + (e & 1)) * IN_C + c;
+                    pb[e] |= byte_at(e < 2 ? r0[j >> 2] : r1[j >> 2], j) << (8 * c);
+                }
             }
-            px[e] = pre(v);
+            b = alpha_mean(pb[0], pb[1], pb[2], pb[3], tie);
         }
-        uint b = bytes_of(unpre(mean4(px[0], px[1], px[2], px[3])));
+        if (tie) {
+            vec4 px[4];
+            for (int e = 0; e < 4; e++) {
+                vec4 v = vec4(0.0);
+                for (int c = 0; c < IN_C; c++) {
+                    int j = (2 * i + (e & 1)) * IN_C + c;
+                    v[c] = u2f(byte_at(e < 2 ? r0[j >> 2] : r1[j >> 2], j)) * (1.0 / 255.0);
+                }
+                px[e] = pre(v);
+            }
+            b = bytes_of(unpre(mean4(px[0], px[1], px[2], px[3])));
+        }
         tile8[q.y * 32u + q.x + uint(i)] = b; // keep(1, ...) of from_bytes(b)
         for (int c = 0; c < IN_C; c++) {
             int j = i * IN_C + c;
@@ -379,6 +441,24 @@ void main()
                 for (int ch = 0; ch < OUT_C; ch++)
                     U8Buf(pc.lv[l]).v[i + uint(ch)] = uint8_t((v >> (8 * ch)) & 0xffu);
                 continue;
+            }
+            if (INT8A) {
+                const bool odd = l % 2 == 0; // level l - 1 in tile8
+                bool tie;
+                uint v = alpha_mean(odd ? tile8[y * 32u + x] : half8[y * 16u + x],
+                                    odd ? tile8[y * 32u + x + 1u] : half8[y * 16u + x + 1u],
+                                    odd ? tile8[(y + 1u) * 32u + x] : half8[(y + 1u) * 16u + x],
+                                    odd ? tile8[(y + 1u) * 32u + x + 1u] : half8[(y + 1u) * 16u + x + 1u], tie);
+                if (!tie) {
+                    if (l % 2 == 1)
+                        tile8[q.y * 32u + q.x] = v;
+                    else
+                        half8[q.y * 16u + q.x] = v;
+                    uint i = (p.y * w + p.x) * uint(OUT_C);
+                    for (int ch = 0; ch < OUT_C; ch++)
+                        U8Buf(pc.lv[l]).v[i + uint(ch)] = uint8_t((v >> (8 * ch)) & 0xffu);
+                    continue;
+                }
             }
             vec4 v = finish(mean4(pre(kept(l - 1, x, y)), pre(kept(l - 1, x + 1u, y)), pre(kept(l - 1, x, y + 1u)),
                                   pre(kept(l - 1, x + 1u, y + 1u))));
