@@ -124,12 +124,12 @@ typedef struct vki_gpu {
     PFN_vkCmdPushDescriptorSetKHR push_desc;
     VkDescriptorSetLayout tex_layout; /* set 0: binding 0, one uniform texel buffer (push descriptors) */
     VkDeviceSize tex_align;           /* minTexelBufferOffsetAlignment, at least 8 */
+    uint32_t tex_max;                 /* maxTexelBufferElements */
     /* VKIMG_PIPELINE_STATS=1 on a device with VK_KHR_pipeline_executable_properties:
      * every pipeline is made with its statistics captured, and kernel.c prints
      * them (registers, spills: what the driver reports) to stderr as it makes it. */
     PFN_vkGetPipelineExecutablePropertiesKHR exec_props;
     PFN_vkGetPipelineExecutableStatisticsKHR exec_stats;
-    uint32_t tex_max;                 /* maxTexelBufferElements */
     /* the buffers alive (pooled ones too) that shaders see, to find the buffer of
      * an address (under plock) */
     struct vki_live {

@@ -430,6 +430,12 @@ static void test_save(vkimg_ctx *ctx)
  * Both must give the same byte for every 2 x 2 of bytes. The float sum of a
  * pair takes few values for a given a + b: each is tried with each of the
  * other pair's. (Host arithmetic in IEEE single precision, as the device's.) */
+/* clamp(v, 0, 1), as the shaders' quantization and unpremultiplying clamp */
+static float clamp01(float v)
+{
+    return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+}
+
 static void test_int8_rounding(vkimg_ctx *ctx)
 {
     (void)ctx;
@@ -453,7 +459,7 @@ static void test_int8_rounding(vkimg_ctx *ctx)
                 for (int j = 0; j < ntop[s2]; j++) {
                     volatile float sum = tops[s1][i] + tops[s2][j];
                     volatile float m = 0.25f * sum;
-                    const float c = m < 0.0f ? 0.0f : m > 1.0f ? 1.0f : m;
+                    const float c = clamp01(m);
                     volatile float p = c * 255.0f;
                     volatile float y = p + 0.5f;
                     const int want = (s1 + s2 + 2) >> 2;
@@ -498,9 +504,8 @@ static int float_alpha_byte(const unsigned char px[4][2], bool fused, bool alpha
     sc = 0.25f * sum;
     volatile float ta = a[0] + a[1], ba = a[2] + a[3], suma = ta + ba;
     sa = 0.25f * suma;
-    float al = sa < 0.0f ? 0.0f : sa > 1.0f ? 1.0f : sa;
-    float v = alpha ? al : al > 0.0f ? sc / al : 0.0f;
-    v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+    const float al = clamp01(sa);
+    const float v = clamp01(alpha ? al : al > 0.0f ? sc / al : 0.0f);
     volatile float y = v * 255.0f, y2 = y + 0.5f;
     return (int)floorf(fused ? fmaf(v, 255.0f, 0.5f) : y2);
 }
