@@ -64,6 +64,7 @@ typedef struct vki_buf {
     VkDeviceAddress addr; /* 0 unless shader-visible */
     void *map;            /* host-visible kinds */
     bool coherent;
+    bool visible;         /* host-visible memory (mapped or not) */
     vki_mem kind;         /* with shared and size: the key of the buffer pool */
     bool shared;
     bool imported;        /* host memory of the caller's (vki_buf_import_host): freed, never pooled */

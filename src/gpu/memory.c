@@ -200,14 +200,33 @@ void vki_pool_init(vki_gpu *g)
     g->pool_bytes = 0;
 }
 
+/* VKIMG_POISON=1 (tests): every buffer a run takes, new or from the pool,
+ * filled with 0xA5 bytes where the host can write it (all of them where
+ * device memory is host memory, as on lavapipe), so that bytes a kernel
+ * leaves unwritten show instead of a former run's values in a pooled buffer. */
+static void poison(vki_gpu *g, const vki_buf *b)
+{
+    const char *ev = getenv("VKIMG_POISON");
+    if (!ev || strcmp(ev, "1") || !b->visible || !b->coherent)
+        return;
+    void *p = b->map;
+    if (!p && vkMapMemory(g->dev, b->mem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
+        return;
+    memset(p, 0xA5, (size_t)b->size);
+    if (!b->map)
+        vkUnmapMemory(g->dev, b->mem);
+}
+
 static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, const char *what, vki_buf *b,
                       vkimg_err *e)
 {
     memset(b, 0, sizeof *b);
     if (size == 0)
         size = 4;
-    if (g->lock_init && pool_take(g, size, kind, shared, b))
+    if (g->lock_init && pool_take(g, size, kind, shared, b)) {
+        poison(g, b);
         return 0;
+    }
     if (size > g->lim.max_buffer || size > g->lim.max_alloc)
         return vki_fail(e, VKIMG_E_RUNTIME,
                         "%s needs %.1f MiB, over the device's limit of %.1f MiB per buffer "
@@ -308,6 +327,7 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
     VKI_VK(vkBindBufferMemory(g->dev, b->buf, b->mem, 0));
     VkMemoryPropertyFlags f = g->mem.memoryTypes[type].propertyFlags;
     b->coherent = f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    b->visible = f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
     if (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT && kind != VKI_MEM_DEVICE)
         VKI_VK(vkMapMemory(g->dev, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map));
     if (b->map && g->uma) /* ordinary host memory: fewer page faults on first touch */
@@ -330,6 +350,7 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
             goto fail;
         }
     }
+    poison(g, b);
     return 0;
 fail:
     buf_free(g, b);

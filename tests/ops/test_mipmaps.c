@@ -158,6 +158,7 @@ static const size2 sizes[] = {
     { 1, 1 },   { 1, 9 },    { 9, 1 },    { 5, 3 },    { 7, 5 },     { 13, 6 },   { 64, 64 },
     { 128, 32 }, { 48, 80 },  { 131, 67 }, { 256, 256 }, { 600, 530 }, { 1024, 1 }, { 2, 300 },
     { 20, 12 },  { 72, 200 }, /* 8-bit rows in 64-bit words with a part-word group at the right; and 2 / 3 words */
+    { 768, 432 }, /* 8K / 10: 4 fused levels (48 x 27) over 12 x 7 tiles, then the tail's 7 */
 };
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
@@ -192,6 +193,10 @@ static void test_box(vkimg_ctx *ctx)
     mm(ctx, G_BOX, "mipmaps=levels=3", s3, 1, 13, 6, 2, VKIMG_U16, FMT_U8 | FMT_U16);
     mm(ctx, G_BOX, "mipmaps=levels=1", s1, 1, 7, 5, 3, VKIMG_U8, FMT_U8);
     mm(ctx, G_BOX, "mipmaps=levels=3", s3, 1, 1, 1, 1, VKIMG_U8, FMT_U8); /* fewer than asked */
+    /* the fused pass's 5 levels (8 x 3) and one tail level after them */
+    ref_mipmaps_args a7 = { 7, RF_BOX, false };
+    ref_step s7[] = { MIPMAPS(&a7) };
+    mm(ctx, G_BOX, "mipmaps=levels=7", s7, 1, 256, 96, 3, VKIMG_U8, FMT_U8);
     /* after other ops: level 0 is the chain's result (gray of RGBA: gray + alpha) */
     ref_step sg[] = { GRAY(0), MIPMAPS(&a) };
     mm(ctx, G_BOX, "gray,mipmaps", sg, 2, 33, 17, 4, VKIMG_U8, FMT_U8 | FMT_F32);
@@ -552,6 +557,9 @@ int main(void)
         { "int8", test_int8_rounding }, { "int8a", test_int8a_rounding },
     };
     run_next_seed = 11001;
+    /* pooled buffers filled with 0xA5 as each run takes them (memory.c): a level
+     * byte left unwritten fails instead of holding the last run's value */
+    setenv("VKIMG_POISON", "1", 1);
     ref_alpha_weighted = true; /* colour / alpha is unbounded (negative lobes): ref.h */
     return gh_main("test_mipmaps", suites, sizeof suites / sizeof suites[0]);
 }
