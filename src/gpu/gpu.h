@@ -173,6 +173,7 @@ typedef struct vki_gpu {
     } spare;
     int pool_n;
     VkDeviceSize pool_bytes, pool_cap;
+    bool poison; /* VKIMG_POISON (tests): buffers filled with 0xA5 as a run takes them (memory.c) */
     atomic_uint allocs;  /* vkAllocateMemory calls for buffers of our own (tests: reuse) */
     atomic_uint imports; /* host memory imported as buffers (vki_buf_import_host): the
                           * caller's memory, never pooled, so not in allocs (whether an

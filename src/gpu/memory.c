@@ -196,18 +196,18 @@ void vki_pool_init(vki_gpu *g)
         cap = g->lim.device_heap / 8;
     long mb = vki_env_long("VKIMG_BUFFER_POOL_MB", -1, 0, 1L << 30);
     g->pool_cap = mb >= 0 ? (VkDeviceSize)mb << 20 : cap;
+    g->poison = vki_env_on("VKIMG_POISON");
     g->pool_n = 0;
     g->pool_bytes = 0;
 }
 
-/* VKIMG_POISON=1 (tests): every buffer a run takes, new or from the pool,
- * filled with 0xA5 bytes where the host can write it (all of them where
- * device memory is host memory, as on lavapipe), so that bytes a kernel
+/* VKIMG_POISON=1 (tests; g->poison): every buffer a run takes, new or from
+ * the pool, filled with 0xA5 bytes where the host can write it (all of them
+ * where device memory is host memory, as on lavapipe), so that bytes a kernel
  * leaves unwritten show instead of a former run's values in a pooled buffer. */
 static void poison(vki_gpu *g, const vki_buf *b)
 {
-    const char *ev = getenv("VKIMG_POISON");
-    if (!ev || strcmp(ev, "1") || !b->visible || !b->coherent)
+    if (!g->poison || !b->visible || !b->coherent)
         return;
     void *p = b->map;
     if (!p && vkMapMemory(g->dev, b->mem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
