@@ -6,6 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A constant past VKI_MAX_SPEC is a bug in an op's code (its kernel would keep
+ * the shader's default): stop rather than run it. */
+static void spec_room(const vki_spec *s)
+{
+    if (s->n >= VKI_MAX_SPEC) {
+        fprintf(stderr, "vkimg: internal error: more than %d specialization constants for one kernel\n",
+                VKI_MAX_SPEC);
+        abort();
+    }
+}
+
 void vki_spec_set(vki_spec *s, uint32_t id, uint32_t val)
 {
     for (uint32_t i = 0; i < s->n; i++)
@@ -13,11 +24,10 @@ void vki_spec_set(vki_spec *s, uint32_t id, uint32_t val)
             s->val[i] = val;
             return;
         }
-    if (s->n < VKI_MAX_SPEC) {
-        s->id[s->n] = id;
-        s->name[s->n] = NULL;
-        s->val[s->n++] = val;
-    }
+    spec_room(s);
+    s->id[s->n] = id;
+    s->name[s->n] = NULL;
+    s->val[s->n++] = val;
 }
 
 void vki_spec_setf(vki_spec *s, uint32_t id, float val)
@@ -34,11 +44,10 @@ void vki_spec_named(vki_spec *s, const char *name, uint32_t val)
             s->val[i] = val;
             return;
         }
-    if (s->n < VKI_MAX_SPEC) {
-        s->id[s->n] = UINT32_MAX;
-        s->name[s->n] = name;
-        s->val[s->n++] = val;
-    }
+    spec_room(s);
+    s->id[s->n] = UINT32_MAX;
+    s->name[s->n] = name;
+    s->val[s->n++] = val;
 }
 
 void vki_spec_namedf(vki_spec *s, const char *name, float val)
