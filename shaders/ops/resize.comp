@@ -481,6 +481,7 @@ layout(constant_id = 18) const int OW = 1;    // outputs a workgroup along x
 layout(constant_id = 19) const int Q4 = 1;    // columns whose input starts on a word boundary: multiples of Q4
 layout(constant_id = 68) const int PREF = 1;  // load a step's rows one step ahead (registers permitting)
 layout(constant_id = 69) const int HW = 0;    // columns may start half a word in (RGB, KX * 3 = 2 mod 4: G = 1)
+layout(constant_id = 73) const int CSPAD = 0; // words between one channel's planes in shared memory and the next's
 layout(constant_id = 20) const float WX0 = 0.0;
 layout(constant_id = 21) const float WX1 = 0.0;
 layout(constant_id = 22) const float WX2 = 0.0;
@@ -611,7 +612,10 @@ const int NW = SY * KY * WORDS; // words an invocation reads a step
 // consecutive words in every lane, and so are an invocation's stores (PL is
 // 16 words past a multiple of 32 so that the planes' stores meet other banks).
 const int PL = ((int(gl_WorkGroupSize.x) * G + SX - 1) / SX + 31) / 32 * 32 + 16;
-shared float hb[2 * IN_C * SX * PL];
+// A channel: its SX planes and CSPAD words more (strip_fits pads the
+// workgroups of 256 to a size chosen on the H100).
+const int CS = SX * PL + CSPAD;
+shared float hb[2 * IN_C * CS];
 
 // The input words of pre-shrunk rows p .. p + SY - 1 (clamped) of this
 // invocation's columns (from word w0 of a row): wd[(k * KY + yy) * WORDS + i].
@@ -771,11 +775,11 @@ void main()
                     wd[i] = nx[i];
             const int done = (u + 1) % U; // output oy's sums
             if (oy >= 0) {
-                const int buf = (oy & 1) * IN_C * SX * PL;
+                const int buf = (oy & 1) * IN_C * CS;
                 [[unroll]] for (int g = 0; g < G; g++) {
                     const int j = t * G + g, o = buf + (j % SX) * PL + j / SX;
                     [[unroll]] for (int c = 0; c < IN_C; c++)
-                        hb[o + c * SX * PL] = acc[done][g * IN_C + c];
+                        hb[o + c * CS] = acc[done][g * IN_C + c];
                 }
                 barrier();
                 if (y0 + oy < int(pc.out_h))
@@ -784,7 +788,7 @@ void main()
                         [[unroll]] for (int i = 0; i < TX; i++) {
                             const int j = qa - ql + i, o = buf + (j % SX) * PL + j / SX + ox; // column j + ox * SX
                             [[unroll]] for (int c = 0; c < IN_C; c++)
-                                s[c] += wx[i] * hb[o + c * SX * PL];
+                                s[c] += wx[i] * hb[o + c * CS];
                         }
                         [[unroll]] for (int c = 0; c < 4; c++)
                             s[c] *= HAS_ALPHA && c < COLOUR ? unit_pre : unit;

@@ -426,11 +426,13 @@ static int record_vec(vki_rec *r, const vki_step *s, const vki_resample *rs, con
  * taps (Lanczos3, no pre-shrink: 72 + 6) fits; more spills (8K RGB8 -> 50% on the H100: 0.499 ms
  * by the rows path, 0.194 ms by this pass; 8K -> 25% exact, 24 taps, at 100: 0.92 ms against 0.46) */
 #define STRIP_MAX_REGS 80
+#define STRIP_SHARED_256 10752 /* shared memory a workgroup of 256 invocations (bytes, strip_fits) */
 
 typedef struct strip_plan {
     int kx, ky, g, words, ty, u, q4, ow, rows, nt;
     bool pref; /* the next step's words loaded ahead */
     bool hw;   /* RGB whose blocks are 2 mod 4 bytes wide: a column an invocation, from a word or half a word in */
+    int cspad; /* words between one channel's planes in shared memory and the next's */
     axis_uniform x, y;
 } strip_plan;
 
@@ -503,9 +505,25 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     if ((uint32_t)p->nt > max_nt)
         p->nt = (int)max_nt;
     p->ow = (p->nt * p->g - (p->q4 - 1) - ux->taps) / ux->step + 1;
-    /* resize.comp's hb: two buffers of IN_C x SX planes of PL floats */
+    /* resize.comp's hb: two buffers of IN_C channels of SX planes of PL floats and cspad more */
     const uint64_t pl = ((uint64_t)p->nt * (uint64_t)p->g + (uint64_t)ux->step - 1) / (uint64_t)ux->step;
-    const uint64_t shared = 2ull * (uint64_t)c * (uint64_t)ux->step * ((pl + 31) / 32 * 32 + 16) * 4;
+    const uint64_t planes = (uint64_t)ux->step * ((pl + 31) / 32 * 32 + 16);
+    /* Workgroups of 256 (RGB with HW, RGBA): hb padded to STRIP_SHARED_256 bytes. On the H100
+     * the pass's speed follows the shared memory a workgroup declares, used or not (presumably
+     * the driver's split of each SM's memory between shared memory and the L1 cache, of which
+     * Vulkan has no other say): 8K -> 25%, median ms of two rounds over the words added between
+     * channels (VKIMG_RESIZE_STRIP_CSPAD), took RGB 0.0755 with none (6.75 KiB a workgroup),
+     * 0.0729 at 7 KiB, 0.0714-0.0722 from 9.6 to 11.4 KiB, 0.094 from 12 KiB; RGBA 0.0805 with
+     * none (9 KiB), 0.0785-0.079 from 9.6 to 11.5 KiB, 0.108 from 12.7 KiB. Workgroups of 128
+     * were no faster padded (RGB at 2:1: slower), so they are not. The same sums, the same bytes. */
+    if (p->nt == 2 * STRIP_NT) {
+        const uint64_t want = STRIP_SHARED_256 / 4 / (2 * (uint64_t)c);
+        p->cspad = want > planes ? (int)(want - planes) : 0;
+    }
+    p->cspad = (int)vki_env_long("VKIMG_RESIZE_STRIP_CSPAD", p->cspad, 0, 8192); /* (benchmarks) */
+    if (2ull * (uint64_t)c * (planes + (uint64_t)p->cspad) * 4 > gpu->lim.max_shared)
+        p->cspad = 0; /* (no padding where the device has less) */
+    const uint64_t shared = 2ull * (uint64_t)c * planes * 4;
     if (p->ow < 1 || shared > gpu->lim.max_shared)
         return false;
     if (!rows) { /* about STRIP_WGS workgroups: rows two strips share are read twice */
@@ -559,6 +577,7 @@ static int record_strip(vki_rec *r, const vki_step *s, const strip_plan *p, int 
     vki_spec_named(&spec, "Q4", (uint32_t)p->q4);
     vki_spec_named(&spec, "PREF", p->pref);
     vki_spec_named(&spec, "HW", p->hw);
+    vki_spec_named(&spec, "CSPAD", (uint32_t)p->cspad);
     strip_push pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)s->w, (uint32_t)s->h, (uint32_t)s->out_w,
                       (uint32_t)s->out_h, (uint32_t)pw, (uint32_t)ph, p->x.start, p->y.start };
     return vki_rec_dispatch(r, "resize-strip", VKI_SPV(resize_strip), &spec, &pc, sizeof pc,
