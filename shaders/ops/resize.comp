@@ -482,6 +482,7 @@ layout(constant_id = 19) const int Q4 = 1;    // columns whose input starts on a
 layout(constant_id = 68) const int PREF = 1;  // load a step's rows one step ahead (registers permitting)
 layout(constant_id = 69) const int HW = 0;    // columns may start half a word in (RGB, KX * 3 = 2 mod 4: G = 1)
 layout(constant_id = 73) const int CSPAD = 0; // words between one channel's planes in shared memory and the next's
+layout(constant_id = 74) const int QOFF = -1; // qa mod Q4 where every workgroup has the same (else -1)
 layout(constant_id = 20) const float WX0 = 0.0;
 layout(constant_id = 21) const float WX1 = 0.0;
 layout(constant_id = 22) const float WX2 = 0.0;
@@ -719,9 +720,11 @@ void main()
     // .. down to a word boundary (Q4: 1, 2 or 4). This form, not qa & ~(Q4 - 1)
     // nor floor_div: with either of those NVIDIA's compiler made the pass 17%
     // slower (8K RGB8 -> 25%: 0.082 -> 0.096 ms), the same bytes
-    const int ql = qa - (((qa % Q4) + Q4) % Q4);
+    // (QOFF: the same offset in every workgroup, known to the compiler: each
+    // horizontal tap's place in shared memory is then a constant offset)
+    const int qr = QOFF >= 0 ? QOFF : ((qa % Q4) + Q4) % Q4, ql = qa - qr;
     const int q = ql + t * G;                    // this invocation's first column
-    const bool busy = t * G < qa - ql + SX * (tw - 1) + TX;
+    const bool busy = t * G < qr + SX * (tw - 1) + TX;
     const bool fast = busy && q >= 0 && q + G <= int(pc.pw);
     const uint b0 = uint(max(q, 0) * KX * IN_C), w0 = b0 / 4u;
     const bool mid = HW != 0 && (b0 & 3u) != 0u; // (then byte 2: KX * IN_C is even)
@@ -786,7 +789,7 @@ void main()
                     for (int ox = t; ox < tw; ox += nt) {
                         vec4 s = vec4(0.0);
                         [[unroll]] for (int i = 0; i < TX; i++) {
-                            const int j = qa - ql + i, o = buf + (j % SX) * PL + j / SX + ox; // column j + ox * SX
+                            const int j = qr + i, o = buf + (j % SX) * PL + j / SX + ox; // column j + ox * SX
                             [[unroll]] for (int c = 0; c < IN_C; c++)
                                 s[c] += wx[i] * hb[o + c * CS];
                         }
