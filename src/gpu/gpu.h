@@ -241,7 +241,7 @@ const vki_buf *vki_devimg_buf(const vkimg_image *im, const vki_gpu *g);
  * (VKI_SPEC_* in vki_shared.h), a kernel's own by the names they have in its
  * shader: vki_kernel_get finds their ids in the SPIR-V (OpName + SpecId), so the
  * shader is the one place that numbers them, and a name it lacks is an error. */
-#define VKI_MAX_SPEC 96 /* (resize's strip pass: 69 at most) */
+#define VKI_MAX_SPEC 96 /* (resize's strip pass: 70 at most) */
 typedef struct vki_spec {
     uint32_t n;
     uint32_t id[VKI_MAX_SPEC];
