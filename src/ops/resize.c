@@ -433,6 +433,7 @@ typedef struct strip_plan {
     bool pref; /* the next step's words loaded ahead */
     bool hw;   /* RGB whose blocks are 2 mod 4 bytes wide: a column an invocation, from a word or half a word in */
     int cspad; /* words between one channel's planes in shared memory and the next's */
+    int qoff;  /* every workgroup's first tap column mod q4 where they all have the same, else -1 */
     axis_uniform x, y;
 } strip_plan;
 
@@ -521,11 +522,18 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
         p->cspad = want > planes ? (int)(want - planes) : 0;
     }
     p->cspad = (int)vki_env_long("VKIMG_RESIZE_STRIP_CSPAD", p->cspad, 0, 8192); /* (benchmarks) */
-    if (2ull * (uint64_t)c * (planes + (uint64_t)p->cspad) * 4 > gpu->lim.max_shared)
+    const uint64_t word_bytes = 2ull * (uint64_t)c * 4; /* hb's bytes a word of a channel's planes */
+    if (word_bytes * (planes + (uint64_t)p->cspad) > gpu->lim.max_shared)
         p->cspad = 0; /* (no padding where the device has less) */
-    const uint64_t shared = 2ull * (uint64_t)c * planes * 4;
-    if (p->ow < 1 || shared > gpu->lim.max_shared)
+    if (p->ow < 1 || word_bytes * planes > gpu->lim.max_shared)
         return false;
+    /* RGB: every workgroup's first tap column (qx + x * OW * SX) the same mod Q4 where OW * SX is
+     * a multiple of it: that offset as a constant, and with it each horizontal tap's place in
+     * shared memory (H100, 8K -> 25%: 0.0722 -> 0.0677 ms; gray was 3% slower with it, RGBA's
+     * Q4 is 1: known anyway). VKIMG_RESIZE_STRIP_QOFF=0: found per workgroup, =2: also gray's. */
+    const long qenv = vki_env_long("VKIMG_RESIZE_STRIP_QOFF", 1, 0, 2);
+    const bool known = (p->ow * ux->step) % p->q4 == 0 && (qenv == 2 || (qenv == 1 && c == 3));
+    p->qoff = known ? ((ux->start % p->q4) + p->q4) % p->q4 : -1;
     if (!rows) { /* about STRIP_WGS workgroups: rows two strips share are read twice */
         int64_t cols = (s->out_w + p->ow - 1) / p->ow;
         rows = (unsigned)((s->out_h * cols + STRIP_WGS - 1) / STRIP_WGS);
@@ -578,14 +586,7 @@ static int record_strip(vki_rec *r, const vki_step *s, const strip_plan *p, int 
     vki_spec_named(&spec, "PREF", p->pref);
     vki_spec_named(&spec, "HW", p->hw);
     vki_spec_named(&spec, "CSPAD", (uint32_t)p->cspad);
-    /* RGB: every workgroup's first tap column (qx + x * OW * SX) the same mod Q4 where OW * SX is
-     * a multiple of it: that offset as a constant, and with it each horizontal tap's place in
-     * shared memory (H100, 8K -> 25%: 0.0722 -> 0.0677 ms; gray was 3% slower with it, RGBA's
-     * Q4 is 1: known anyway). VKIMG_RESIZE_STRIP_QOFF=0: found per workgroup, =2: also gray's. */
-    const int q4 = p->q4, qoff = ((p->x.start % q4) + q4) % q4;
-    const long qenv = vki_env_long("VKIMG_RESIZE_STRIP_QOFF", 1, 0, 2);
-    const bool known = (p->ow * p->x.step) % q4 == 0 && (qenv == 2 || (qenv == 1 && s->in_c == 3));
-    vki_spec_named(&spec, "QOFF", known ? (uint32_t)qoff : UINT32_MAX);
+    vki_spec_named(&spec, "QOFF", (uint32_t)p->qoff); /* (-1: found per workgroup) */
     strip_push pc = { vki_addr_of(s->in), vki_addr_of(s->out), (uint32_t)s->w, (uint32_t)s->h, (uint32_t)s->out_w,
                       (uint32_t)s->out_h, (uint32_t)pw, (uint32_t)ph, p->x.start, p->y.start };
     return vki_rec_dispatch(r, "resize-strip", VKI_SPV(resize_strip), &spec, &pc, sizeof pc,
