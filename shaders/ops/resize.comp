@@ -467,7 +467,9 @@ void main()
 // Every block is whole (the host checks: w and h are multiples of KX and KY);
 // invocations whose columns leave the image (the edges: taps clamped) read
 // their blocks byte by byte. DRAM sees the input once (the rows two
-// workgroups share come from the L2) and the output once.
+// workgroups share come from the L2) and the output once. With RWC (the words
+// a row, a constant) the strips whose rows are all inside the image load from
+// one 64-bit address a step (load_step_c), the others clamp each row.
 layout(constant_id = 8) const int KX = 1;     // the box pre-shrink factors (1: none)
 layout(constant_id = 10) const int KY = 1;
 layout(constant_id = 11) const int G = 1;     // pre-shrunk columns an invocation owns
@@ -483,6 +485,7 @@ layout(constant_id = 68) const int PREF = 1;  // load a step's rows one step ahe
 layout(constant_id = 69) const int HW = 0;    // columns may start half a word in (RGB, KX * 3 = 2 mod 4: G = 1)
 layout(constant_id = 73) const int CSPAD = 0; // words between one channel's planes in shared memory and the next's
 layout(constant_id = 74) const int QOFF = -1; // qa mod Q4 where every workgroup has the same (else -1)
+layout(constant_id = 75) const int RWC = 0;   // input words a row where the host makes it a constant (else 0)
 layout(constant_id = 20) const float WX0 = 0.0;
 layout(constant_id = 21) const float WX1 = 0.0;
 layout(constant_id = 22) const float WX2 = 0.0;
@@ -631,6 +634,17 @@ void load_step(int p, uint w0, out uint wd[NW])
     }
 }
 
+// The same words where every row the strip reads is inside the image and RWC is
+// the words a row: from byte address a of the step's first word, each load a
+// constant offset from it (no clamp, no multiply: the driver folds the offsets
+// into the loads).
+void load_step_c(uint64_t a, out uint wd[NW])
+{
+    [[unroll]] for (int r = 0; r < SY * KY; r++)
+        [[unroll]] for (int i = 0; i < WORDS; i++)
+            wd[r * WORDS + i] = U32Buf(a + uint64_t(r * RWC + i) * 4ul).v[0];
+}
+
 // The block sums of pre-shrunk row k of a step from its words, as exact
 // integers in floats: v[g * IN_C + c] (colour times alpha where there is alpha).
 // With HW the columns' first byte is byte 2 of the first word where mid is
@@ -751,15 +765,28 @@ void main()
     // output s - U + 1; steps before U - 1 complete none (the first rows of the
     // first outputs). Steps in blocks of U, so that every index is a constant.
     const int steps = R + U - 1;
-    if (PREF != 0 && fast)
-        load_step(p0, w0, wd);
+    // every row this workgroup loads inside the image (the steps and, with PREF, one more)
+    const bool inner = RWC > 0 && p0 >= 0 && p0 + (steps + PREF) * SY <= int(pc.ph);
+    const uint64_t sw = uint64_t(SY * KY) * uint64_t(RWC) * 4ul; // bytes a step
+    const uint64_t a0 = packUint2x32(pc.src) + (uint64_t(max(p0, 0) * KY) * uint64_t(RWC) + uint64_t(w0)) * 4ul;
+    if (PREF != 0 && fast) {
+        if (inner)
+            load_step_c(a0, wd);
+        else
+            load_step(p0, w0, wd);
+    }
     [[dont_unroll]] for (int sb = 0; sb < steps; sb += U) {
+        const uint64_t ab = a0 + uint64_t(sb) * sw; // step sb's first word
         [[unroll]] for (int u = 0; u < U; u++) {
             const int st = sb + u, oy = st - (U - 1);
             if (st >= steps)
                 break;
             if (fast) {
-                if (PREF != 0)
+                if (inner && PREF != 0)
+                    load_step_c(ab + uint64_t(u + 1) * sw, nx);
+                else if (inner)
+                    load_step_c(ab + uint64_t(u) * sw, wd);
+                else if (PREF != 0)
                     load_step(p0 + (st + 1) * SY, w0, nx); // the next step's, while this one's are summed
                 else
                     load_step(p0 + st * SY, w0, wd);
