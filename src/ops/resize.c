@@ -543,7 +543,7 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
      * channel count (benchmarks). */
     const int64_t rw = (int64_t)s->w * c / 4;
     const long renv = vki_env_long("VKIMG_RESIZE_STRIP_RWC", 1, 0, 2);
-    p->rwc = (renv == 2 || (renv == 1 && c == 3)) && rw <= INT32_MAX / 64 ? (int)rw : 0;
+    p->rwc = (renv == 2 || (renv == 1 && c == 3)) && rw * uy->step * ky <= INT32_MAX ? (int)rw : 0; /* (offsets: int) */
     if (!rows) { /* about STRIP_WGS workgroups: rows two strips share are read twice */
         int64_t cols = (s->out_w + p->ow - 1) / p->ow;
         rows = (unsigned)((s->out_h * cols + STRIP_WGS - 1) / STRIP_WGS);
