@@ -56,17 +56,17 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-// vkimg-variant: lines BLUR_LINES_ONLY
+// vkimg-variant: lines BLUR_LINES_ONLY cpu
 // (blur_lines.spv: FUSED = 4 alone, what CPU devices run; see CMakeLists.txt)
 #ifndef BLUR_LINES_ONLY
 #define BLUR_LINES_ONLY 0
 #endif
-// vkimg-variant: vec BLUR_VEC_ONLY
+// vkimg-variant: vec BLUR_VEC_ONLY cpu
 // (blur_vec.spv: FUSED = 5 alone, the vec pass along x that CPU devices run)
 #ifndef BLUR_VEC_ONLY
 #define BLUR_VEC_ONLY 0
 #endif
-// vkimg-variant: ring BLUR_RING_ONLY
+// vkimg-variant: ring BLUR_RING_ONLY cpu
 // (blur_ring.spv: FUSED = 7 and 8 alone, the sliding passes; lavapipe turns
 // every function of a module into NIR before the specialization drops them)
 // (they read their input through the texel source: words.glsl SRC_WORD, so
@@ -75,7 +75,7 @@
 #define BLUR_RING_ONLY 0
 #endif
 #define TEXEL_SRC BLUR_RING_ONLY
-// vkimg-variant: vecy BLUR_VECY_ONLY
+// vkimg-variant: vecy BLUR_VECY_ONLY cpu
 // (blur_vecy.spv: FUSED = 6 alone; blur_vec.spv then holds FUSED = 5)
 #ifndef BLUR_VECY_ONLY
 #define BLUR_VECY_ONLY 0

@@ -13,7 +13,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-// vkimg-variant: lines BOXBLUR_LINES_ONLY
+// vkimg-variant: lines BOXBLUR_LINES_ONLY cpu
 #ifndef BOXBLUR_LINES_ONLY
 #define BOXBLUR_LINES_ONLY 0
 #endif

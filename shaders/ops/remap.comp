@@ -20,7 +20,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-// vkimg-variant: lines REMAP_LINES_ONLY
+// vkimg-variant: lines REMAP_LINES_ONLY cpu
 #ifndef REMAP_LINES_ONLY
 #define REMAP_LINES_ONLY 0
 #endif

@@ -35,7 +35,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 // vkimg-variant: strip RESIZE_STRIP
-// vkimg-variant: lines RESIZE_LINES
+// vkimg-variant: lines RESIZE_LINES cpu
 #ifndef RESIZE_STRIP
 #define RESIZE_STRIP 0
 #endif

@@ -18,7 +18,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-// vkimg-variant: lines ROTATE_LINES_ONLY
+// vkimg-variant: lines ROTATE_LINES_ONLY cpu
 #ifndef ROTATE_LINES_ONLY
 #define ROTATE_LINES_ONLY 0
 #endif
