@@ -538,8 +538,8 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     /* RGB: the input's words a row as a constant (a pipeline an input width, as the weights are
      * one a scale): the strips whose rows are all inside the image load each word at a constant
      * offset from one address a step, not from a clamped row times the push constant's width
-     * (H100, 8K -> 25%: 0.0680 -> 0.0664-0.0669 ms; RGBA was 1.5% slower with it, gray and
-     * gray + alpha the same within the runs' spread). VKIMG_RESIZE_STRIP_RWC=0: off, =2: every
+     * (H100, 8K -> 25%: 0.0675-0.0679 -> 0.0665-0.0669 ms; RGBA was 1-3% slower with it, gray
+     * and gray + alpha the same within the runs' spread). VKIMG_RESIZE_STRIP_RWC=0: off, =2: every
      * channel count (benchmarks). */
     const int64_t rw = (int64_t)s->w * c / 4;
     const long renv = vki_env_long("VKIMG_RESIZE_STRIP_RWC", 1, 0, 2);
