@@ -138,7 +138,7 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     };
     /* device memory is host memory: take inputs in ordinary memory as they are
      * (gpu.h host_import_align) */
-    const char *dexts[3];
+    const char *dexts[4];
     uint32_t ndext = 0;
     {
         const char *ev = getenv("VKIMG_TEXEL");
@@ -161,6 +161,27 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         vkGetPhysicalDeviceProperties2(g->phys, &p2);
         g->host_import_align = hp.minImportedHostPointerAlignment;
         dexts[ndext++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+    }
+    /* 4 x 8-bit dot products (resize.comp's block sums), where the device offers them */
+    VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR fdot = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR,
+    };
+    if (has_device_ext(g->phys, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME)) {
+        VkPhysicalDeviceFeatures2 q = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &fdot };
+        vkGetPhysicalDeviceFeatures2(g->phys, &q);
+        fdot.pNext = NULL;
+        if (fdot.shaderIntegerDotProduct) {
+            VkPhysicalDeviceShaderIntegerDotProductPropertiesKHR pdot = {
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES_KHR,
+            };
+            VkPhysicalDeviceProperties2 p2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &pdot };
+            vkGetPhysicalDeviceProperties2(g->phys, &p2);
+            g->dot4 = true;
+            g->dot4_fast = pdot.integerDotProduct4x8BitPackedUnsignedAccelerated;
+            dexts[ndext++] = VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME;
+            fdot.pNext = f2.pNext;
+            f2.pNext = &fdot;
+        }
     }
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,

@@ -126,6 +126,10 @@ typedef struct vki_gpu {
     VkDescriptorSetLayout tex_layout; /* set 0: binding 0, one uniform texel buffer (push descriptors) */
     VkDeviceSize tex_align;           /* minTexelBufferOffsetAlignment, at least 8 */
     uint32_t tex_max;                 /* maxTexelBufferElements */
+    /* Dot products of packed 4 x 8-bit vectors in shaders (VK_KHR_shader_integer_dot_product,
+     * enabled where offered): dot4 on; dot4_fast where the driver calls the unsigned packed form
+     * accelerated (integerDotProduct4x8BitPackedUnsignedAccelerated). */
+    bool dot4, dot4_fast;
     /* VKIMG_PIPELINE_STATS=1 on a device with VK_KHR_pipeline_executable_properties:
      * every pipeline is made with its statistics captured, and kernel.c prints
      * them (registers, spills: what the driver reports) to stderr as it makes it. */

@@ -279,7 +279,7 @@ static void test_unchanged(vkimg_ctx *ctx)
  * "resize" is the fused pass, "resize-h" / "resize-v" the two passes. A kernel
  * made once is not made again, so a case sees its path only where its
  * specialization is new (each case here has sizes of its own). */
-static int made_fused, made_two, ran_strip, ran_lines, ran_vec;
+static int made_fused, made_two, ran_strip, ran_lines, ran_vec, ran_dp4;
 
 static void tap(vkimg_log_level lvl, const char *msg)
 {
@@ -287,6 +287,7 @@ static void tap(vkimg_log_level lvl, const char *msg)
     made_fused += !strncmp(msg, "pipeline resize created", 23);
     made_two += !strncmp(msg, "pipeline resize-v created", 25);
     ran_strip += !strncmp(msg, "dispatch resize-strip ", 22);
+    ran_dp4 += !strcmp(msg, "resize-strip: block sums by 4x8-bit dot products");
     ran_lines += !strncmp(msg, "dispatch resize-lines", 21); /* and resize-lines-edge */
     ran_vec += !strncmp(msg, "dispatch resize-h-vec ", 22);
 }
@@ -434,26 +435,40 @@ static bool run_uniform_case(vkimg_ctx *ctx, const char *group, size_t i, unsign
 
 static void test_strip(vkimg_ctx *ctx)
 {
-    int nstrip = 0;
+    int nstrip = 0, ndp4 = 0;
     gh_log_tap = tap;
     setenv("VKIMG_RESIZE_PATH", "strip", 1);
-    /* the RGB cases again with VKIMG_RESIZE_STRIP_HW=0 (two columns an
-     * invocation instead of one, where the blocks are 6 bytes wide) */
-    for (size_t n = 0; n < 2 * N_UNIFORM; n++) {
-        const size_t i = n % N_UNIFORM;
-        if (n != i && uniform_cases[i].c != 3)
+    /* the cases with the block sums as dot products wherever the device has them
+     * (VKIMG_RESIZE_STRIP_DP4=2: RGB whose blocks are 6 bytes wide, one column an
+     * invocation), then the RGB cases again with the 16-bit lanes' sums (=0) and
+     * with VKIMG_RESIZE_STRIP_HW=0 (two columns an invocation) */
+    for (size_t n = 0; n < 3 * N_UNIFORM; n++) {
+        const size_t i = n % N_UNIFORM, pass = n / N_UNIFORM;
+        if (pass && uniform_cases[i].c != 3)
             continue;
-        if (n != i)
+        setenv("VKIMG_RESIZE_STRIP_DP4", pass == 0 ? "2" : "0", 1);
+        if (pass == 2)
             setenv("VKIMG_RESIZE_STRIP_HW", "0", 1);
         if (uniform_cases[i].shape)
             setenv("VKIMG_RESIZE_STRIP", uniform_cases[i].shape, 1);
+        ran_dp4 = 0;
         nstrip += run_uniform_case(ctx, G_STRIP, i, i % 2 ? FMT_F32 : FMT_U16, &ran_strip, "strip pass");
+        ndp4 += ran_dp4 > 0;
+        CHECK(pass || !ran_dp4 || uniform_cases[i].c == 3, "case %zu: dot products for %d channels", i,
+              uniform_cases[i].c);
         unsetenv("VKIMG_RESIZE_STRIP");
         unsetenv("VKIMG_RESIZE_STRIP_HW");
     }
+    unsetenv("VKIMG_RESIZE_STRIP_DP4");
     unsetenv("VKIMG_RESIZE_PATH");
     gh_log_tap = NULL;
-    printf("  VKIMG_RESIZE_PATH=strip: %d runs made the strip pass\n", nstrip);
+    /* Vulkan 1.3 requires shaderIntegerDotProduct: there the dot products must have run */
+    const char *v = strstr(vkimg_ctx_device_desc(ctx), "Vulkan ");
+    int major = 0, minor = 0;
+    if (v && sscanf(v, "Vulkan %d.%d", &major, &minor) == 2 && (major > 1 || minor >= 3))
+        CHECK(ndp4 > 0, "VKIMG_RESIZE_STRIP_DP4=2 on a Vulkan %d.%d device: no strip pass used the dot products",
+              major, minor);
+    printf("  VKIMG_RESIZE_PATH=strip: %d runs made the strip pass, %d with the dot products\n", nstrip, ndp4);
 }
 
 /* VKIMG_RESIZE_PATH=lines (CPU devices' default where it fits, the same cases
