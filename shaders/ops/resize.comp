@@ -457,7 +457,8 @@ void main()
 #endif // !RESIZE_STRIP && !RESIZE_LINES
 
 #if RESIZE_STRIP || RESIZE_LINES
-// STRIP: a workgroup makes OW consecutive outputs of R consecutive output rows.
+// STRIP: a workgroup makes OW consecutive outputs of R consecutive output rows
+// (with NYS, the rows shared out evenly among NYS strips: 32 or 33 rows each).
 // Each invocation owns G adjacent pre-shrunk columns and walks down the rows,
 // SY pre-shrunk rows (a step) an output row: it makes each pre-shrunk row of
 // its columns from the 8-bit input (integer sums of the KX x KY blocks, read
@@ -496,6 +497,7 @@ layout(constant_id = 69) const int HW = 0;    // columns may start half a word i
 layout(constant_id = 73) const int CSPAD = 0; // words between one channel's planes in shared memory and the next's
 layout(constant_id = 74) const int QOFF = -1; // qa mod Q4 where every workgroup has the same (else -1)
 layout(constant_id = 75) const int RWC = 0;   // input words a row where the host makes it a constant (else 0)
+layout(constant_id = 76) const int NYS = 0;   // strips with the rows shared out evenly among them (else R rows a strip)
 layout(constant_id = 20) const float WX0 = 0.0;
 layout(constant_id = 21) const float WX1 = 0.0;
 layout(constant_id = 22) const float WX2 = 0.0;
@@ -770,7 +772,9 @@ void sums_edge(int p, int q, out float v[VPT])
 void main()
 {
     const int t = int(gl_LocalInvocationID.x), nt = int(gl_WorkGroupSize.x);
-    const int x0 = int(gl_WorkGroupID.x) * OW, y0 = int(gl_WorkGroupID.y) * R;
+    const int x0 = int(gl_WorkGroupID.x) * OW;
+    const int y0 = NYS > 0 ? int((gl_WorkGroupID.y * pc.out_h) / uint(NYS)) : int(gl_WorkGroupID.y) * R;
+    const int rr = NYS > 0 ? int(((gl_WorkGroupID.y + 1u) * pc.out_h) / uint(NYS)) - y0 : R;
     const int tw = min(OW, int(pc.out_w) - x0);
     const int qa = pc.qx + x0 * SX;              // this workgroup's first tap column
     // .. down to a word boundary (Q4: 1, 2 or 4). This form, not qa & ~(Q4 - 1)
@@ -817,7 +821,7 @@ void main()
     // output s - U + 1 + d, whose sums are acc[(s + 1 + d) % U]) and completes
     // output s - U + 1; steps before U - 1 complete none (the first rows of the
     // first outputs). Steps in blocks of U, so that every index is a constant.
-    const int steps = R + U - 1;
+    const int steps = rr + U - 1;
     // every row this workgroup loads inside the image (the steps and, with PREF, one more)
     const bool inner = RWC > 0 && p0 >= 0 && p0 + (steps + PREF) * SY <= int(pc.ph);
     const uint64_t sw = uint64_t(SY * KY) * uint64_t(RWC) * 4ul; // bytes a step

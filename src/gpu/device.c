@@ -49,21 +49,6 @@ static void log_queues(vki_gpu *g, xmode m, const dev_info *d)
     }
 }
 
-/* Whether the physical device offers the device extension name. */
-static bool has_device_ext(VkPhysicalDevice pd, const char *name)
-{
-    uint32_t n = 0;
-    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n)
-        return false;
-    VkExtensionProperties *x = calloc(n, sizeof *x);
-    bool found = false;
-    if (x && vkEnumerateDeviceExtensionProperties(pd, NULL, &n, x) == VK_SUCCESS)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = !strcmp(x[i].extensionName, name);
-    free(x);
-    return found;
-}
-
 int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
 {
     dev_info *devs = NULL;
@@ -147,13 +132,13 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         VkFormatProperties fp;
         vkGetPhysicalDeviceFormatProperties(g->phys, VK_FORMAT_R32G32_UINT, &fp);
         g->texel = want && (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
-                   has_device_ext(g->phys, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+                   vki_has_device_ext(g->phys, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
         if (g->texel)
             dexts[ndext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
         g->tex_align = g->props.limits.minTexelBufferOffsetAlignment < 8 ? 8 : g->props.limits.minTexelBufferOffsetAlignment;
         g->tex_max = g->props.limits.maxTexelBufferElements;
     }
-    if (g->uma && !vki_env_on("VKIMG_NO_HOST_IMPORT") && has_device_ext(g->phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+    if (g->uma && !vki_env_on("VKIMG_NO_HOST_IMPORT") && vki_has_device_ext(g->phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
         VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
             .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
         };
@@ -166,7 +151,7 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
     VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR fdot = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR,
     };
-    if (has_device_ext(g->phys, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME)) {
+    if (vki_has_device_ext(g->phys, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME)) {
         VkPhysicalDeviceFeatures2 q = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &fdot };
         vkGetPhysicalDeviceFeatures2(g->phys, &q);
         fdot.pNext = NULL;
@@ -188,7 +173,7 @@ int vki_gpu_create(vki_gpu *g, const vkimg_ctx_opts *o, vkimg_err *e)
         .pipelineExecutableInfo = VK_TRUE,
     };
     const bool stats = vki_env_on("VKIMG_PIPELINE_STATS") &&
-                       has_device_ext(g->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+                       vki_has_device_ext(g->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     if (stats) {
         dexts[ndext++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
         fpe.pNext = f2.pNext;

@@ -143,6 +143,21 @@ static int type_rank(VkPhysicalDeviceType t)
     }
 }
 
+/* Whether the physical device offers the device extension name. */
+bool vki_has_device_ext(VkPhysicalDevice pd, const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n)
+        return false;
+    VkExtensionProperties *x = calloc(n, sizeof *x);
+    bool found = false;
+    if (x && vkEnumerateDeviceExtensionProperties(pd, NULL, &n, x) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = !strcmp(x[i].extensionName, name);
+    free(x);
+    return found;
+}
+
 static void query_device(VkPhysicalDevice pd, dev_info *d)
 {
     memset(d, 0, sizeof *d);
@@ -174,6 +189,23 @@ static void query_device(VkPhysicalDevice pd, dev_info *d)
     lim->subgroup_size = d->subgroup.subgroupSize;
     lim->subgroup_ops = (d->subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? d->subgroup.supportedOperations : 0;
     lim->timestamp_period = l->timestampPeriod;
+    /* the multiprocessors (NVIDIA's SMs, AMD's CUs), where the driver tells them: the strip
+     * pass (resize.c) makes its workgroups a multiple of them */
+    if (vki_has_device_ext(pd, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) {
+        VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV
+        };
+        VkPhysicalDeviceProperties2 q = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sm };
+        vkGetPhysicalDeviceProperties2(pd, &q);
+        lim->multiprocessors = sm.shaderSMCount;
+    } else if (vki_has_device_ext(pd, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME)) {
+        VkPhysicalDeviceShaderCorePropertiesAMD cp = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD
+        };
+        VkPhysicalDeviceProperties2 q = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &cp };
+        vkGetPhysicalDeviceProperties2(pd, &q);
+        lim->multiprocessors = cp.shaderEngineCount * cp.shaderArraysPerEngineCount * cp.computeUnitsPerShaderArray;
+    }
 
     VkPhysicalDeviceMaintenance3Properties m3 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES };
     VkPhysicalDeviceProperties2 p3 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m3 };
@@ -369,6 +401,8 @@ int vkimg_list_devices(char *buf, size_t n, vkimg_err *e)
                     d->lim.max_shared, d->lim.max_wg_invocations, d->lim.max_wg_size[0], d->lim.max_wg_size[1],
                     d->lim.max_wg_size[2], d->lim.subgroup_size, d->lim.max_image_2d,
                     d->lim.timestamp_bits ? "yes" : "no");
+        if (d->lim.multiprocessors)
+            at = append(buf, n, at, "   multiprocessors %u\n", d->lim.multiprocessors);
         at = append(buf, n, at, "   compute queue: family %d (%u queue%s); ", d->qfam, d->qcount, d->qcount == 1 ? "" : "s");
         if (d->xfam >= 0)
             at = append(buf, n, at, "transfer queue: family %d (%u queue%s, timestamps %s)\n", d->xfam, d->xcount,

@@ -41,6 +41,7 @@ typedef struct vki_limits {
     float timestamp_period;       /* ns per tick */
     uint32_t timestamp_bits;      /* 0 = no timestamps on the queue */
     uint32_t subgroup_ops;        /* VkSubgroupFeatureFlags in compute */
+    uint32_t multiprocessors;     /* SMs (VK_NV_shader_sm_builtins) or CUs (VK_AMD_shader_core_properties); 0: unknown */
     bool int64;                   /* shaderInt64 (enabled when present) */
     bool float64;                 /* shaderFloat64 (enabled when present) */
 } vki_limits;

@@ -26,6 +26,8 @@ typedef struct dev_info {
 int vki_instance_create(vki_gpu *g, bool validate, vkimg_err *e);
 /* Destroys the messenger and the instance (after the device). */
 void vki_instance_destroy(vki_gpu *g);
+/* Whether the physical device offers the device extension name. */
+bool vki_has_device_ext(VkPhysicalDevice pd, const char *name);
 int vki_devices_enumerate(VkInstance inst, dev_info **out, uint32_t *count, vkimg_err *e);
 int vki_device_pick(const dev_info *d, uint32_t n, const char *sel, vkimg_err *e);
 void vki_device_describe(const dev_info *d, char *buf, size_t n);

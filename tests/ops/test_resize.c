@@ -441,7 +441,10 @@ static void test_strip(vkimg_ctx *ctx)
     /* the cases with the block sums as dot products wherever the device has them
      * (VKIMG_RESIZE_STRIP_DP4=2: RGB whose blocks are 6 bytes wide, one column an
      * invocation), then the RGB cases again with the 16-bit lanes' sums (=0) and
-     * with VKIMG_RESIZE_STRIP_HW=0 (two columns an invocation) */
+     * with VKIMG_RESIZE_STRIP_HW=0 (two columns an invocation); half the cases of
+     * the first two rounds with the rows shared out evenly among 7 strips
+     * (VKIMG_RESIZE_STRIP_NY, where the device tells its multiprocessors: strips
+     * of 35 and 36 rows for 250, fewer strips where they would be below U rows) */
     for (size_t n = 0; n < 3 * N_UNIFORM; n++) {
         const size_t i = n % N_UNIFORM, pass = n / N_UNIFORM;
         if (pass && uniform_cases[i].c != 3)
@@ -451,6 +454,8 @@ static void test_strip(vkimg_ctx *ctx)
             setenv("VKIMG_RESIZE_STRIP_HW", "0", 1);
         if (uniform_cases[i].shape)
             setenv("VKIMG_RESIZE_STRIP", uniform_cases[i].shape, 1);
+        if (pass < 2 && i % 2 == pass)
+            setenv("VKIMG_RESIZE_STRIP_NY", "7", 1);
         ran_dp4 = 0;
         nstrip += run_uniform_case(ctx, G_STRIP, i, i % 2 ? FMT_F32 : FMT_U16, &ran_strip, "strip pass");
         ndp4 += ran_dp4 > 0;
@@ -458,6 +463,7 @@ static void test_strip(vkimg_ctx *ctx)
               uniform_cases[i].c);
         unsetenv("VKIMG_RESIZE_STRIP");
         unsetenv("VKIMG_RESIZE_STRIP_HW");
+        unsetenv("VKIMG_RESIZE_STRIP_NY");
     }
     unsetenv("VKIMG_RESIZE_STRIP_DP4");
     unsetenv("VKIMG_RESIZE_PATH");
