@@ -546,10 +546,9 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     const int64_t rw = (int64_t)s->w * c / 4;
     const long renv = vki_env_long("VKIMG_RESIZE_STRIP_RWC", 1, 0, 2);
     p->rwc = (renv == 2 || (renv == 1 && c == 3)) && rw * uy->step * ky <= INT32_MAX ? (int)rw : 0; /* (offsets: int) */
-    if (!rows) { /* about STRIP_WGS workgroups: rows two strips share are read twice */
-        int64_t cols = (s->out_w + p->ow - 1) / p->ow;
+    const int64_t cols = (s->out_w + p->ow - 1) / p->ow; /* workgroups across */
+    if (!rows) /* about STRIP_WGS workgroups: rows two strips share are read twice */
         rows = (unsigned)((s->out_h * cols + STRIP_WGS - 1) / STRIP_WGS);
-    }
     /* HW: a channel's block sums as dot products of the input words with byte masks (the device's
      * packed 4 x 8-bit dot product: resize_strip_dp4.spv; H100, 8K RGB8 -> 25%: 0.0663-0.0667 ->
      * 0.0648-0.0652 ms, the same bytes) where the driver calls it accelerated; the saturating form
@@ -572,10 +571,12 @@ static bool strip_fits(const vki_gpu *gpu, const vki_step *s, const vki_resample
     const uint32_t sms = gpu->lim.multiprocessors;
     long ny = 0;
     if (sms && !shaped) {
-        const int64_t cols = (s->out_w + p->ow - 1) / p->ow, k = (STRIP_WGS + sms / 2) / sms;
+        int64_t k = (STRIP_WGS + sms / 2) / sms; /* workgroups an SM */
+        if (k < 1)
+            k = 1;
         const int64_t n0 = cols * ((s->out_h + p->rows - 1) / p->rows);
-        if (n0 <= (k > 0 ? k : 1) * (int64_t)sms) /* (not where R rows a strip make more: RGB -> 50% 0.193 -> 0.225 ms) */
-            ny = (long)((k > 0 ? k : 1) * sms / cols);
+        if (n0 <= k * sms) /* (not where R rows a strip make more: RGB -> 50% 0.193 -> 0.225 ms) */
+            ny = (long)(k * sms / cols);
     }
     ny = vki_env_long("VKIMG_RESIZE_STRIP_NY", ny, 0, s->out_h);
     if (ny > s->out_h / p->u) /* (strips of at least U rows) */
