@@ -885,7 +885,10 @@ void v_vec()
 // rows folded as h_ring's (its centre row times w_0, then w_k times the sum of
 // rows i + R - k and i + R + k), its input words read as texels. The edge
 // dispatch (samples past a row's last whole run) is v_vec's EDGE = 1 with the
-// same VW.
+// same VW. In bands (blur.c ring_rows) the output and the intermediate are a
+// band's: pc.h output rows, whose row y is the intermediate's y + pc.wts.x, and
+// pc.wts.y intermediate rows, clamped to those (a band's first and last rows
+// are the image's where it touches its edges; elsewhere they are not reached).
 void v_ring()
 {
     const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
@@ -895,10 +898,13 @@ void v_ring()
         return;
     const int y0 = int(id / uint(nrun)) * RB, k = int(id % uint(nrun));
     const uint pitch = vec_pitch() * uint(IN_C), orow = uint(pc.w * IN_C); // samples a row
+    // a band (blur.c): output row y is the intermediate's row y + o, which holds m rows (its edge rows
+    // the image's)
+    const int o = int(pc.wts.x), m_rows = int(pc.wts.y);
     vec4 xr[P * VW];
 #define RING_LOAD(J, SLOT)                                                                                     \
     {                                                                                                          \
-        const uint wv_ = (uint(clamp(y0 - R + (J), 0, pc.h - 1)) * pitch + uint(k * S)) / uint(PER);           \
+        const uint wv_ = (uint(clamp(y0 - R + (J) + o, 0, m_rows - 1)) * pitch + uint(k * S)) / uint(PER);     \
         [[unroll]] for (int v_ = 0; v_ < VW; v_++) {                                                           \
             const uvec2 u_ = SRC_WORD(pc.src, wv_ + uint(v_));                                                 \
             xr[(SLOT) * VW + v_] = IN_FMT == FMT_U16                                                           \

@@ -342,6 +342,34 @@ static void test_blur_vec(vkimg_ctx *ctx)
     unsetenv("VKIMG_TEXEL_SRC");
     unsetenv("VKIMG_BLUR_RING_M");
     unsetenv("VKIMG_BLUR_RING");
+    /* both sliding passes in bands of rows (blur.c ring_band_rows): VKIMG_BLUR_BAND_BYTES=1 makes a band
+     * the y pass's rows an invocation, RING_M (2R + 1); none where the image is under 1.5 bands. The last
+     * band short (1 row of 48 x 61), the x pass on the edges only (16 x 45), bands of rows ending in the
+     * image's edges. Rows of a multiple of 16 bytes: every band's input at an offset the texel source takes. */
+    if (ctx->gpu.texel && ctx->gpu.tex_align <= 16) {
+        static const struct { int w, h, c, r, m; double sigma; } bc[] = {
+            { 64, 200, 3, 9, 1, 3.0 }, { 608, 130, 3, 9, 3, 3.0 }, { 48, 61, 1, 2, 1, 0.7 },
+            { 16, 45, 1, 9, 1, 3.0 },  { 64, 28, 3, 9, 1, 3.0 },   { 32, 100, 1, 3, 2, 1.2 },
+        };
+        setenv("VKIMG_BLUR_RING", "1", 1);
+        setenv("VKIMG_BLUR_BAND_BYTES", "1", 1);
+        for (size_t k = 0; k < sizeof bc / sizeof bc[0]; k++) {
+            char m[8];
+            snprintf(m, sizeof m, "%d", bc[k].m);
+            setenv("VKIMG_BLUR_RING_M", m, 1);
+            ref_step s[] = { BLUR(bc[k].sigma, bc[k].r) };
+            snprintf(t, sizeof t, "blur=sigma=%g:radius=%d", bc[k].sigma, bc[k].r);
+            memset(ran, 0, sizeof ran);
+            run_rand(ctx, G_BLUR, t, s, 1, bc[k].w, bc[k].h, bc[k].c, VKIMG_U8, FMT_U8, -1);
+            const int band = bc[k].m * (2 * bc[k].r + 1), h = bc[k].h;
+            const int bands = band + band / 2 >= h ? 1 : (h + band - 1) / band;
+            CHECK(ran[4] == bands && ran[6] == bands, "%s on %dx%d, %d channels, bands of %d rows: %d bands want, %d y and %d x edge passes ran",
+                  t, bc[k].w, h, bc[k].c, band, bands, ran[4], ran[6]);
+        }
+        unsetenv("VKIMG_BLUR_BAND_BYTES");
+        unsetenv("VKIMG_BLUR_RING_M");
+        unsetenv("VKIMG_BLUR_RING");
+    }
     /* 16-bit and float input (a float image between two ops, as in gray,blur) with 8-bit output: the
      * sliding pass along x where rows are whole steps of 8 samples, then the sliding pass along y (16-bit
      * input without alpha: a u16 intermediate) or v_vec (f32); the line passes where rows are not whole
