@@ -806,7 +806,9 @@ vec4 unit_at(uint i)
 
 // FUSED = 6: rows y0 .. y0 + NB - 1 of samples k S .. k S + S - 1 of a row
 // (EDGE = 0), or of one unit past a row's last whole run (EDGE = 1: a sample,
-// a pixel with alpha, whose colour is divided by its alpha at the end).
+// a pixel with alpha, whose colour is divided by its alpha at the end). In
+// bands as v_ring (below): pc.h output rows, output row y centred on the
+// intermediate's row y + pc.wts.x, of pc.wts.y rows.
 void v_vec()
 {
     const uint id = group_linear() * uint(WG) + gl_LocalInvocationIndex;
@@ -817,12 +819,13 @@ void v_vec()
         return;
     const int y0 = int(id / uint(per)) * NB, k = int(id % uint(per));
     const uint pitch = vec_pitch() * uint(IN_C), orow = uint(pc.w * IN_C); // samples a row
+    const int o = int(pc.wts.x), m_rows = int(pc.wts.y); // a band's, as v_ring's
     if (EDGE == 0) {
         vec4 acc[NB * VW];
         [[unroll]] for (int i = 0; i < NB * VW; i++)
             acc[i] = vec4(0.0);
         [[unroll]] for (int j = 0; j < NB + 2 * R; j++) {
-            const uint wv = (uint(clamp(y0 - R + j, 0, pc.h - 1)) * pitch + uint(k * S)) / uint(PER);
+            const uint wv = (uint(clamp(y0 - R + j + o, 0, m_rows - 1)) * pitch + uint(k * S)) / uint(PER);
             vec4 x[VW];
             [[unroll]] for (int v = 0; v < VW; v++) {
                 const uvec2 u = unpackUint2x32(L8Buf(pc.src).v[wv + uint(v)]);
@@ -860,7 +863,7 @@ void v_vec()
         for (int i = 0; i < NB; i++) { // loops, as h_vec's edges
             vec4 a = vec4(0.0);
             for (int d = 0; d <= 2 * R; d++)
-                mac(a, pc.wk[abs(d - R)], unit_at(uint(clamp(y0 + i - R + d, 0, pc.h - 1)) * pitch + u0));
+                mac(a, pc.wk[abs(d - R)], unit_at(uint(clamp(y0 + i - R + d + o, 0, m_rows - 1)) * pitch + u0));
             if (y0 + i < pc.h) {
                 const vec4 f = finish(a);
                 [[unroll]] for (int c = 0; c < UC; c++)

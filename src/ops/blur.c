@@ -384,13 +384,23 @@ static int vec_dispatch(vki_rec *r, const vki_step *s, int dir, int kind, uint32
     return vki_rec_dispatch_1d(r, names[dir][kind], VKI_SPV(blur_vec), &spec, &pc, sizeof pc, groups);
 }
 
-/* The sliding pass along x on s's rows into tmp: the output words whose windows lie inside a row (as
- * h_ring), then blocks of nb pixels h_ring leaves (as h_vec with RINGX). */
-static int ring_x(vki_rec *r, const vki_step *s, const blur_push *w, int rad, VkDeviceAddress tmp, uint32_t m,
-                  uint32_t nb)
+/* The pass along x on s's rows into tmp: where the rows are whole steps of 8 samples the sliding pass on
+ * the output words whose windows lie inside a row (as h_ring), then blocks of nb pixels h_ring leaves
+ * (as h_vec with RINGX); else h_vec on blocks of nb outputs, those whose windows lie inside a row
+ * (b0 .. b0 + nin - 1), then the rest. */
+static int vec_x(vki_rec *r, const vki_step *s, const blur_push *w, int rad, VkDeviceAddress tmp, uint32_t m,
+                 uint32_t nb)
 {
     const vkimg_fmt inter = blur_inter_fmt(s);
     const uint64_t c = (uint64_t)s->in_c, wd = (uint64_t)s->w, ht = (uint64_t)s->h, nbt = (wd + nb - 1) / nb;
+    if (!use_ring(r->gpu, s, 0)) {
+        const uint64_t b0 = ((uint64_t)rad + nb - 1) / nb;
+        const uint64_t b1 = wd >= (uint64_t)rad ? (wd - (uint64_t)rad) / nb : 0, nin = b1 > b0 ? b1 - b0 : 0;
+        int rc = 0;
+        for (int edge = 0; edge < 2 && !rc; edge++)
+            rc = vec_dispatch(r, s, 0, edge, nb, 0, s->in, s->in_fmt, tmp, inter, w, rad, ht * (edge ? nbt - nin : nin));
+        return rc;
+    }
     const uint64_t xd = ((uint64_t)rad * c + 7) / 8, rw = m * (2 * xd + 1), nw = wd * c / 8;
     const uint64_t ni = nw > 2 * xd ? nw - 2 * xd : 0, xl = (8 * xd + c - 1) / c, xr = ni ? 8 * (nw - xd) / c : 0;
     const uint64_t eb0 = (xl + nb - 1) / nb, enin = xr / nb > eb0 ? xr / nb - eb0 : 0;
@@ -400,61 +410,61 @@ static int ring_x(vki_rec *r, const vki_step *s, const blur_push *w, int rad, Vk
     return rc;
 }
 
-/* The sliding pass along y (runs of rvw 64-bit words of the u16 intermediate, 4 rvw samples; output rows
- * of whole runs, so no edge) from tmp, which holds rows ya .. yb - 1 of the x pass, to output rows
- * y0 .. y1 - 1 (the push block's wts, unused with R >= 0, carries y0 - ya and yb - ya to v_ring). Two
- * words where the rows allow: half the invocations, each storing its 8 output bytes at once (lavapipe
- * makes every store a loop over the lanes): 5120x2880 RGB sigma 3 86-90 -> 77-84 ms (the least of 30,
- * alternating); gray alike; 4 words 96-128 ms. VKIMG_BLUR_RING_VW=1 keeps one. */
-static int ring_y(vki_rec *r, const vki_step *s, const blur_push *w, int rad, VkDeviceAddress tmp, int ya, int yb,
-                  int y0, int y1, uint32_t m)
+/* The pass along y from tmp, which holds rows ya .. yb - 1 of the x pass, to output rows y0 .. y1 - 1
+ * (the push block's wts, unused with R >= 0, carries y0 - ya and yb - ya to v_ring and v_vec).
+ * Where the output's rows are whole 32-bit words and the intermediate u16 (no alpha), the sliding pass
+ * (runs of rvw 64-bit words of the intermediate, 4 rvw samples; output rows of whole runs, so no edge).
+ * Two words where the rows allow: half the invocations, each storing its 8 output bytes at once
+ * (lavapipe makes every store a loop over the lanes): 5120x2880 RGB sigma 3 86-90 -> 77-84 ms (the least
+ * of 30, alternating); gray alike; 4 words 96-128 ms. VKIMG_BLUR_RING_VW=1 keeps one. Else v_vec: runs
+ * of vw whole words of nbv rows, then the samples (pixels with alpha) past a row's last one. */
+static int vec_y(vki_rec *r, const vki_step *s, const blur_push *w, int rad, VkDeviceAddress tmp, int ya, int yb,
+                 int y0, int y1, uint32_t m, uint32_t nbv, uint32_t vw)
 {
-    const uint64_t c = (uint64_t)s->in_c, wd = (uint64_t)s->w;
-    uint32_t rvw = (uint32_t)vki_env_long("VKIMG_BLUR_RING_VW", 2, 1, 4);
-    if (wd * c % (4u * rvw))
-        rvw = wd * c % 8 ? 1 : 2;
-    const uint64_t rb = (uint64_t)m * (2u * (uint64_t)rad + 1u), nrun = wd * c / (4u * rvw), oh = (uint64_t)(y1 - y0);
+    const vkimg_fmt inter = blur_inter_fmt(s);
+    const uint64_t c = (uint64_t)s->in_c, wd = (uint64_t)s->w, oh = (uint64_t)(y1 - y0);
     blur_push pc = *w;
     pc.h = y1 - y0;
     pc.wts.lo = (uint32_t)(y0 - ya);
     pc.wts.hi = (uint32_t)(yb - ya);
     const VkDeviceAddress out = s->out + (VkDeviceAddress)y0 * wd * c * fmt_bytes(s->out_fmt);
-    return vec_dispatch(r, s, 1, 2, m, rvw, tmp, blur_inter_fmt(s), out, s->out_fmt, &pc, rad,
-                        nrun * ((oh + rb - 1) / rb));
+    if (use_ring(r->gpu, s, 1)) {
+        uint32_t rvw = (uint32_t)vki_env_long("VKIMG_BLUR_RING_VW", 2, 1, 4);
+        if (wd * c % (4u * rvw))
+            rvw = wd * c % 8 ? 1 : 2;
+        const uint64_t rb = (uint64_t)m * (2u * (uint64_t)rad + 1u), nrun = wd * c / (4u * rvw);
+        return vec_dispatch(r, s, 1, 2, m, rvw, tmp, inter, out, s->out_fmt, &pc, rad, nrun * ((oh + rb - 1) / rb));
+    }
+    const uint64_t run = (uint64_t)vw * (inter == VKIMG_U16 ? 4 : 2), nrun = wd * c / run;
+    const uint64_t nyb = (oh + nbv - 1) / nbv, uc = VKI_HAS_ALPHA(s->in_c) ? c : 1;
+    int rc = 0;
+    for (int edge = 0; edge < 2 && !rc; edge++)
+        rc = vec_dispatch(r, s, 1, edge, nbv, vw, tmp, inter, out, s->out_fmt, &pc, rad,
+                          nyb * (edge ? (wd * c - nrun * run) / uc : nrun));
+    return rc;
 }
 
-/* Both sliding passes for output rows [y0, y1): along x over the input rows [ya, yb) they need
- * (y0 - rad .. y1 + rad - 1 within the image) into tmp, then along y from tmp. */
-static int ring_rows(vki_rec *r, const vki_step *s, const blur_push *w, int rad, VkDeviceAddress tmp, int y0, int y1,
-                     uint32_t m, uint32_t nb)
-{
-    const int ya = y0 > rad ? y0 - rad : 0, yb = y1 < s->h - rad ? y1 + rad : s->h;
-    vki_step bs = *s;
-    bs.h = yb - ya;
-    bs.in = s->in + (VkDeviceAddress)ya * (uint64_t)s->w * (uint64_t)s->in_c * fmt_bytes(s->in_fmt);
-    blur_push pc = *w;
-    pc.h = bs.h;
-    int rc = ring_x(r, &bs, &pc, rad, tmp, m, nb);
-    return rc ? rc : ring_y(r, s, w, rad, tmp, ya, yb, y0, y1, m);
-}
-
-/* Rows of output a band of the sliding passes (record_vec), 0 for one band: a multiple of the y pass's
- * rows an invocation (rb) whose intermediate rows stay near want bytes, where every band's input starts
- * at an offset the texel source takes. On this CPU (VM) memory is dear to touch the first time (its
- * pages zeroed: clear_page_erms, 1.6-7 GB/s): a band's intermediate is touched once and reused, where
- * the whole image's (5120x2880 RGB: 88 MB) was touched all. */
-static int ring_band_rows(const vki_gpu *g, const vki_step *s, int rad, uint64_t rb, uint64_t inter_row)
+/* Rows of output a band of the vec passes (record_vec), 0 for one band: a multiple of the y pass's rows
+ * an invocation (unit) whose intermediate rows stay near want bytes, where every band's input and output
+ * start at offsets the passes take (the texel source's alignment, at least 8 bytes). On this CPU (VM)
+ * memory is dear to touch the first time (its pages zeroed: clear_page_erms, 0.4-7 GB/s): a band's
+ * intermediate is touched once and reused, where the whole image's was touched all (5120x2880 RGB: 84
+ * MiB of u16; RGBA with alpha: 225 MiB of f32). */
+static int vec_band_rows(const vki_gpu *g, const vki_step *s, int rad, uint64_t unit, uint64_t inter_row)
 {
     const long def = 16l << 20, want = vki_env_long("VKIMG_BLUR_BAND_BYTES", def, 0, 1l << 40);
     if (!want)
         return 0;
     uint64_t band = (uint64_t)want / inter_row;
-    band = band > 2u * (uint64_t)rad + rb ? (band - 2u * (uint64_t)rad) / rb * rb : rb;
+    band = band > 2u * (uint64_t)rad + unit ? (band - 2u * (uint64_t)rad) / unit * unit : unit;
     if (band + band / 2 >= (uint64_t)s->h)
         return 0;
     const uint64_t row = (uint64_t)s->w * s->in_c * fmt_bytes(s->in_fmt);
+    const uint64_t orow = (uint64_t)s->w * s->in_c * fmt_bytes(s->out_fmt);
+    /* the sliding pass along x reads texels; h_vec 64-bit words */
+    const VkDeviceSize align = use_ring(g, s, 0) && g->tex_align > 8 ? g->tex_align : 8;
     for (uint64_t y0 = band; y0 < (uint64_t)s->h; y0 += band)
-        if ((s->in + (y0 - (uint64_t)rad) * row) % g->tex_align)
+        if ((s->in + (y0 - (uint64_t)rad) * row) % align || (s->out + y0 * orow) % 8)
             return 0;
     return (int)band;
 }
@@ -464,39 +474,28 @@ static int record_vec(vki_rec *r, const vki_step *s, const blur_push *w, int rad
     const uint32_t nb = (uint32_t)vki_env_long("VKIMG_BLUR_VEC_NB", 8, 4, 32) / 4 * 4;
     const uint32_t nbv = (uint32_t)vki_env_long("VKIMG_BLUR_VEC_NBV", 8, 1, 32);
     const uint32_t vw = (uint32_t)vki_env_long("VKIMG_BLUR_VEC_VW", 4, 2, 16) / 2 * 2;
-    const vkimg_fmt inter = blur_inter_fmt(s);
-    const uint64_t c = (uint64_t)s->in_c, wd = (uint64_t)s->w, ht = (uint64_t)s->h, pitch = (wd + 3) / 4 * 4;
     const uint32_t m = (uint32_t)vki_env_long("VKIMG_BLUR_RING_M", 8, 1, 64);
+    const uint64_t c = (uint64_t)s->in_c, wd = (uint64_t)s->w, ht = (uint64_t)s->h, pitch = (wd + 3) / 4 * 4;
+    const uint64_t irow = pitch * c * fmt_bytes(blur_inter_fmt(s));
+    /* in bands of rows: x over a band's rows and the rad rows each side of it into the intermediate, then
+     * y from there into the band's rows of the output */
+    const uint64_t unit = use_ring(r->gpu, s, 1) ? (uint64_t)m * (2u * (uint64_t)rad + 1u) : nbv;
+    const int band = vec_band_rows(r->gpu, s, rad, unit, irow);
+    const uint64_t th = band ? (uint64_t)band + 2u * (uint64_t)rad : ht;
     VkDeviceAddress tmp;
-    if (use_ring(r->gpu, s, 0) && use_ring(r->gpu, s, 1)) {
-        const uint64_t rb = (uint64_t)m * (2u * (uint64_t)rad + 1u), irow = pitch * c * fmt_bytes(inter);
-        const int band = ring_band_rows(r->gpu, s, rad, rb, irow);
-        const uint64_t th = band ? (uint64_t)band + 2u * (uint64_t)rad : ht;
-        int rc = vki_rec_scratch(r, irow * (th < ht ? th : ht), "blur intermediate", &tmp);
-        for (int y0 = 0; !rc && y0 < s->h; y0 += band ? band : s->h)
-            rc = ring_rows(r, s, w, rad, tmp, y0, band && y0 + band < s->h ? y0 + band : s->h, m, nb);
-        return rc;
+    int rc = vki_rec_scratch(r, irow * (th < ht ? th : ht), "blur intermediate", &tmp);
+    for (int y0 = 0; !rc && y0 < s->h; y0 += band ? band : s->h) {
+        const int y1 = band && y0 + band < s->h ? y0 + band : s->h;
+        const int ya = y0 > rad ? y0 - rad : 0, yb = y1 < s->h - rad ? y1 + rad : s->h;
+        vki_step bs = *s;
+        bs.h = yb - ya;
+        bs.in = s->in + (VkDeviceAddress)ya * wd * c * fmt_bytes(s->in_fmt);
+        blur_push pc = *w;
+        pc.h = bs.h;
+        rc = vec_x(r, &bs, &pc, rad, tmp, m, nb);
+        if (!rc)
+            rc = vec_y(r, s, w, rad, tmp, ya, yb, y0, y1, m, nbv, vw);
     }
-    int rc = vki_rec_scratch(r, pitch * ht * c * fmt_bytes(inter), "blur intermediate", &tmp);
-    if (!rc && use_ring(r->gpu, s, 0)) {
-        rc = ring_x(r, s, w, rad, tmp, m, nb);
-    } else {
-        /* x: blocks of nb outputs; those whose windows lie inside a row, b0 .. b0 + nin - 1, then the rest
-         * (the same counts as h_vec) */
-        const uint64_t nbt = (wd + nb - 1) / nb, b0 = ((uint64_t)rad + nb - 1) / nb;
-        const uint64_t b1 = wd >= (uint64_t)rad ? (wd - (uint64_t)rad) / nb : 0, nin = b1 > b0 ? b1 - b0 : 0;
-        for (int edge = 0; edge < 2 && !rc; edge++)
-            rc = vec_dispatch(r, s, 0, edge, nb, vw, s->in, s->in_fmt, tmp, inter, w, rad,
-                              ht * (edge ? nbt - nin : nin));
-    }
-    if (!rc && use_ring(r->gpu, s, 1))
-        return ring_y(r, s, w, rad, tmp, 0, s->h, 0, s->h, m);
-    /* y: runs of whole words, then the samples (pixels with alpha) past a row's last one (as v_vec) */
-    const uint64_t run = (uint64_t)vw * (inter == VKIMG_U16 ? 4 : 2), nrun = wd * c / run;
-    const uint64_t nyb = (ht + nbv - 1) / nbv, uc = VKI_HAS_ALPHA(s->in_c) ? c : 1;
-    for (int edge = 0; edge < 2 && !rc; edge++)
-        rc = vec_dispatch(r, s, 1, edge, nbv, vw, tmp, inter, s->out, s->out_fmt, w, rad,
-                          nyb * (edge ? (wd * c - nrun * run) / uc : nrun));
     return rc;
 }
 
