@@ -242,9 +242,9 @@ typedef struct {
     unsigned char *tmp; /* filter_rows's 3 * rowbytes, for the calling thread */
 } png_filter;
 
-/* Filters rows [y0, y1) into filtered (row y at y * (rowbytes + 1)); tmp holds
+/* Filters rows [y0, y1) into rows (row y at (y - y0) * (rowbytes + 1)); tmp holds
  * 3 * rowbytes bytes (16-bit rows made big-endian, a row of zeros). */
-static void filter_rows(const png_filter *f, size_t y0, size_t y1, unsigned char *filtered, unsigned char *tmp)
+static void filter_rows(const png_filter *f, size_t y0, size_t y1, unsigned char *rows, unsigned char *tmp)
 {
     const size_t rowbytes = f->rowbytes, stride = rowbytes + 1, n = rowbytes / (f->is16 ? 2 : 1);
     unsigned char *zero = tmp + 2 * rowbytes;
@@ -264,7 +264,7 @@ static void filter_rows(const png_filter *f, size_t y0, size_t y1, unsigned char
             cur = (const unsigned char *)f->im->data + y * rowbytes;
         }
         if (y >= y0) /* (row y0 - 1 is only the one above) */
-            filter_row(cur, prev, rowbytes, f->bpp, filtered + y * stride);
+            filter_row(cur, prev, rowbytes, f->bpp, rows + (y - y0) * stride);
         prev = cur;
     }
 }
@@ -279,7 +279,7 @@ size_t vki_png_band_min = (size_t)4 << 20;
 
 typedef struct {
     const png_filter *f;
-    unsigned char *filtered;
+    unsigned char *filtered; /* the rows, filtered; NULL: each thread filters its bands (f->im) */
     size_t stride, h;
     int level, nbands;
     atomic_int next, failed;
@@ -292,14 +292,18 @@ static void *band_worker(void *arg)
 {
     png_bands *pb = arg;
     struct libdeflate_compressor *comp = libdeflate_alloc_compressor(pb->level);
-    unsigned char *tmp = pb->f->im ? malloc(3 * pb->f->rowbytes) : NULL;
-    if (!comp || (pb->f->im && !tmp))
+    /* filtering here: the band's rows into a buffer of this thread's, used for each of its bands (a
+     * whole filtered copy of the image was as large as the image, its pages each touched once) */
+    const bool own = !pb->filtered;
+    unsigned char *tmp = own ? malloc(3 * pb->f->rowbytes) : NULL;
+    unsigned char *rows = own ? vki_malloc_big((pb->h / (size_t)pb->nbands + 1) * pb->stride) : NULL;
+    if (!comp || (own && (!tmp || !rows)))
         atomic_store(&pb->failed, 1);
     for (int k; !atomic_load(&pb->failed) && (k = atomic_fetch_add(&pb->next, 1)) < pb->nbands;) {
         const size_t y0 = pb->h * (size_t)k / (size_t)pb->nbands, y1 = pb->h * (size_t)(k + 1) / (size_t)pb->nbands;
-        if (pb->f->im)
-            filter_rows(pb->f, y0, y1, pb->filtered, tmp);
-        const unsigned char *in = pb->filtered + y0 * pb->stride;
+        if (own)
+            filter_rows(pb->f, y0, y1, rows, tmp);
+        const unsigned char *in = own ? rows : pb->filtered + y0 * pb->stride;
         const size_t len = (y1 - y0) * pb->stride, cap = libdeflate_deflate_compress_bound(comp, len) + 8;
         unsigned char *z = malloc(cap);
         size_t zl = z ? libdeflate_deflate_compress(comp, in, len, z, cap - 8) : 0;
@@ -313,6 +317,7 @@ static void *band_worker(void *arg)
         pb->zlen[k] = zl;
         pb->adler[k] = libdeflate_adler32(1, in, len);
     }
+    free(rows);
     free(tmp);
     libdeflate_free_compressor(comp);
     return NULL;
@@ -391,12 +396,14 @@ static size_t compress_bands(const png_filter *f, unsigned char *filtered, size_
     return *z ? n : 0;
 }
 
-/* Compresses the rows of *filtered (h rows of stride bytes; filtered here from
- * f->im where it is set, else made by the caller), in bands on up to `threads`
- * threads where the image is large (compress_bands), and writes the file: IHDR
- * (w, h, depth, ctype), PLTE (and tRNS with every entry's alpha where trns) for
- * a palette, IDAT chunks of at most idat_max bytes, IEND. *filtered is freed as
- * soon as it is compressed (set to NULL). */
+/* Compresses the filtered rows (h rows of stride bytes: filtered here from f->im
+ * where it is set, *filtered NULL; else *filtered, made by the caller), in bands
+ * on up to `threads` threads where the image is large (compress_bands: each
+ * thread filters its bands into a band's buffer), and writes the file: IHDR (w,
+ * h, depth, ctype), PLTE (and tRNS with every entry's alpha where trns) for a
+ * palette, IDAT chunks of at most idat_max bytes, IEND. *filtered (the caller's,
+ * or the whole image's filtered here for one stream) is freed as soon as it is
+ * compressed (set to NULL). */
 static int png_assemble(unsigned char **filtered, const png_filter *f, int threads, size_t stride, int level,
                         size_t idat_max, uint32_t w, uint32_t h, int depth, int ctype, const uint32_t *pal, int npal,
                         bool trns, unsigned char **out, size_t *outlen, vkimg_err *e)
@@ -411,8 +418,13 @@ static int png_assemble(unsigned char **filtered, const png_filter *f, int threa
     if (zlen) {
         zdata = buf + head + 8;
     } else {
-        if (f->im)
+        if (f->im) {
+            if (!*filtered && !(*filtered = vki_malloc_big(rawlen))) {
+                rc = vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", rawlen);
+                goto done;
+            }
             filter_rows(f, 0, h, *filtered, f->tmp);
+        }
         comp = libdeflate_alloc_compressor(level);
         if (!comp) {
             rc = vki_fail(e, VKIMG_E_RUNTIME, "png: cannot create a compressor (level %d)", level);
@@ -591,11 +603,9 @@ int vki_png_encode_ex(const vkimg_image *im, int level, size_t idat_max, unsigne
             filtered = NULL;
         }
     }
-    if (!npal)
-        filtered = vki_malloc_big(rawlen);
     png_filter f = { .im = npal ? NULL : im, .rowbytes = rowbytes, .bpp = bpp, .is16 = is16 };
     f.tmp = npal ? NULL : malloc(3 * rowbytes);
-    if (!filtered || (!npal && !f.tmp)) {
+    if (npal ? !filtered : !f.tmp) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "png: out of memory (%zu bytes)", rawlen);
         goto done;
     }
