@@ -888,7 +888,7 @@ void v_vec()
 // rows folded as h_ring's (its centre row times w_0, then w_k times the sum of
 // rows i + R - k and i + R + k), its input words read as texels. The edge
 // dispatch (samples past a row's last whole run) is v_vec's EDGE = 1 with the
-// same VW. In bands (blur.c ring_rows) the output and the intermediate are a
+// same VW. In bands (blur.c record_vec) the output and the intermediate are a
 // band's: pc.h output rows, whose row y is the intermediate's y + pc.wts.x, and
 // pc.wts.y intermediate rows, clamped to those (a band's first and last rows
 // are the image's where it touches its edges; elsewhere they are not reached).
@@ -901,9 +901,7 @@ void v_ring()
         return;
     const int y0 = int(id / uint(nrun)) * RB, k = int(id % uint(nrun));
     const uint pitch = vec_pitch() * uint(IN_C), orow = uint(pc.w * IN_C); // samples a row
-    // a band (blur.c): output row y is the intermediate's row y + o, which holds m rows (its edge rows
-    // the image's)
-    const int o = int(pc.wts.x), m_rows = int(pc.wts.y);
+    const int o = int(pc.wts.x), m_rows = int(pc.wts.y); // the band's (above)
     vec4 xr[P * VW];
 #define RING_LOAD(J, SLOT)                                                                                     \
     {                                                                                                          \
