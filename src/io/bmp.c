@@ -9,7 +9,14 @@
  * header is read the way stb reads it, so that odd but valid files decode alike:
  * the palette size comes from the pixel data offset (for OS/2 headers with stb's
  * arithmetic), BI_BITFIELDS masks of 40/56-byte headers follow the header.
- * RLE and embedded JPEG/PNG compression are refused, as stb refuses them.
+ * RLE8 and RLE4 (BI_RLE8/BI_RLE4, which stb refuses) as Windows defines them:
+ * encoded runs, absolute runs (padded to 16 bits), end of line, delta and end of
+ * bitmap; pixels the stream skips (by an end of line, a delta or an early end of
+ * bitmap) are palette entry 0, as ImageMagick and Pillow leave them, and a run
+ * past the end of its row is clipped there. The whole stream is parsed and
+ * checked before the image is allocated; it must end with an end of bitmap or
+ * the last row's end of line, and hold at least a byte a 1032 pixels (DEFLATE's
+ * bound, as for PNG: a few bytes of skips do not make a huge image). Embedded JPEG/PNG compression is refused.
  *
  * Strict where stb is lenient: every byte read is within the file (stb reads zeros
  * past its end), including the last row's padding; a palette index past the
@@ -54,6 +61,60 @@ static unsigned widen(uint32_t v, int shift, int bits)
     return (v * mul[bits]) >> sh[bits];
 }
 
+/* An RLE8 (bpp 8) or RLE4 (bpp 4) stream of n bytes for w x ht pixels: with img
+ * NULL it only checks the stream (returns 0, or a message); with img it writes
+ * each pixel it codes as its palette colour into the image's 3-byte pixels (rows
+ * top first; flip: the stream's first row is the bottom one), leaving the others.
+ * *maxi gets the largest palette index used. */
+static const char *bmp_rle(const unsigned char *d, size_t n, size_t w, size_t ht, unsigned bpp, int flip,
+                           const unsigned char (*pal)[3], unsigned char *img, unsigned *maxi)
+{
+    size_t i = 0, x = 0, y = 0;
+    unsigned mi = 0;
+    while (y < ht) {
+        if (n - i < 2)
+            return "truncated RLE data (no end of bitmap)";
+        const unsigned cnt = d[i], v = d[i + 1];
+        i += 2;
+        unsigned char *row = img ? img + (flip ? ht - 1 - y : y) * w * 3 : NULL;
+        if (cnt) { /* an encoded run: cnt pixels of v (RLE4: its two nibbles in turn) */
+            const unsigned a = bpp == 8 ? v : v >> 4, b = bpp == 8 ? v : v & 15;
+            mi = mi > a ? mi : a;
+            mi = cnt < 2 || mi > b ? mi : b;
+            for (unsigned k = 0; k < cnt && x < w; k++, x++)
+                if (row)
+                    memcpy(row + 3 * x, pal[k & 1 ? b : a], 3);
+            continue;
+        }
+        if (v == 0) { /* end of line */
+            x = 0, y++;
+        } else if (v == 1) { /* end of bitmap */
+            break;
+        } else if (v == 2) { /* delta: right and on to later rows */
+            if (n - i < 2)
+                return "truncated RLE data (in a delta)";
+            x += d[i], y += d[i + 1];
+            i += 2;
+        } else { /* an absolute run of v pixels, padded to a 16-bit boundary */
+            const size_t bytes = bpp == 8 ? v : (v + 1u) / 2u, padded = bytes + (bytes & 1);
+            if (n - i < padded)
+                return "truncated RLE data (in an absolute run)";
+            for (unsigned k = 0; k < v; k++) {
+                const unsigned p = bpp == 8 ? d[i + k] : (d[i + k / 2] >> (k & 1 ? 0 : 4)) & 15;
+                mi = mi > p ? mi : p;
+                if (x < w) {
+                    if (row)
+                        memcpy(row + 3 * x, pal[p], 3);
+                    x++;
+                }
+            }
+            i += padded;
+        }
+    }
+    *maxi = mi;
+    return NULL;
+}
+
 int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e)
 {
@@ -91,8 +152,8 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
     int all_a_check = 0; /* BI_RGB 32-bit: an alpha that is 0 everywhere means opaque */
     if (hsz != 12) {
         compress = vki_rd32le(h + 16);
-        if (compress == 1 || compress == 2)
-            return bmp_fail(e, name, "RLE compression is not supported");
+        if ((compress == 1 && bpp != 8) || (compress == 2 && bpp != 4))
+            return bmp_fail(e, name, "%s with %u bits a pixel", compress == 1 ? "RLE8" : "RLE4", bpp);
         if (compress >= 4)
             return bmp_fail(e, name, "compression %u (JPEG, PNG or other) is not supported", (unsigned)compress);
         if (compress == 3 && bpp != 16 && bpp != 32)
@@ -164,6 +225,26 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
                               24 bits with the data right after the header decode */
             return bmp_fail(e, name, "pixel data offset %u, want %zu", (unsigned)offset, cur);
         rowbytes = (size_t)w * (bpp / 8);
+    }
+    if (compress == 1 || compress == 2) { /* RLE8, RLE4: checked whole, then decoded */
+        if (offset > len)
+            return bmp_fail(e, name, "pixel data offset %u past the end of the file (%zu bytes)", (unsigned)offset, len);
+        if ((uint64_t)w * ht / 1032u > len - offset) /* a bomb: DEFLATE's bound, as for PNG */
+            return bmp_fail(e, name, "%zu bytes of RLE data for %ux%u pixels (under a byte a 1032 pixels)", len - offset,
+                            (unsigned)w, (unsigned)ht);
+        unsigned maxi = 0;
+        const char *why = bmp_rle(b + offset, len - offset, w, ht, bpp, flip, pal, NULL, &maxi);
+        if (why)
+            return bmp_fail(e, name, "%s", why);
+        if (maxi >= (unsigned)psize)
+            return bmp_fail(e, name, "palette index past the %ld entries of the palette", psize);
+        if ((rc = vki_decoded_alloc(out, w, ht, 3, VKIMG_U8, name, e)))
+            return rc;
+        unsigned char *img = out->data;
+        for (size_t i = 0; i < (size_t)w * ht; i++) /* what the stream skips: entry 0 */
+            memcpy(img + 3 * i, pal[0], 3);
+        bmp_rle(b + offset, len - offset, w, ht, bpp, flip, pal, img, &maxi);
+        return 0;
     }
     const size_t pad = bpp == 32 ? 0 : (4 - rowbytes % 4) % 4;
     const size_t need = (rowbytes + pad) * ht; /* < 2^24 * 2^26 */

@@ -2,7 +2,7 @@
  * valid files of every format and variant the decoders take, made with vkimg's own
  * writers (PNG, JPEG through TurboJPEG, BMP/TGA/HDR through stb_image_write, KTX2,
  * the metadata writers), giflib's encoder, or by hand (low-bit, palette and
- * interlaced PNG, palette and bit-field BMP, colour-mapped and gray TGA, PNM, PSD,
+ * interlaced PNG, palette, bit-field and RLE BMP, colour-mapped and gray TGA, PNM, PSD,
  * flat HDR); a few pipelines, PNG round-trip headers and compare command lines.
  * Deterministic: the same files on every run. scripts/fuzz seeds runs it.
  *
@@ -340,6 +340,37 @@ static void stbiw_make(const char *name, vkimg_file_kind k, int w, int h, int c)
     vkimg_image_free(&im);
 }
 
+/* BMP RLE8 (bpp 8) or RLE4 (bpp 4) by hand, 7x4: encoded runs, absolute runs
+ * (odd lengths, padded), an end of line, a delta and an end of bitmap. */
+static void bmp_rle_hand(const char *name, int bpp)
+{
+    static const unsigned char d8[] = { 3, 1, 0, 4, 2, 3, 4, 5, 0, 0, 0, 3, 6, 7, 8, 0, 4, 9, 0, 0,
+                                        0, 2, 2, 1, 0, 5, 1, 2, 3, 4, 5, 0, 0, 1 };
+    static const unsigned char d4[] = { 3, 0x12, 0, 4, 0x34, 0x56, 0, 0, 0, 3, 0x78, 0x90, 4, 0xab, 0, 0,
+                                        0, 2, 2, 1, 0, 5, 0x12, 0x34, 0x50, 0, 0, 1 };
+    const unsigned char *d = bpp == 8 ? d8 : d4;
+    const size_t nd = bpp == 8 ? sizeof d8 : sizeof d4;
+    const int w = 7, h = 4, npal = 16;
+    bbuf b = { 0 };
+    const size_t off = 14 + 40 + (size_t)npal * 4;
+    bb_str(&b, "BM");
+    bb_le32(&b, (uint32_t)(off + nd));
+    bb_le32(&b, 0);
+    bb_le32(&b, (uint32_t)off);
+    bb_le32(&b, 40);
+    bb_le32(&b, (uint32_t)w), bb_le32(&b, (uint32_t)h);
+    bb_le16(&b, 1), bb_le16(&b, (unsigned)bpp);
+    bb_le32(&b, bpp == 8 ? 1 : 2); /* BI_RLE8 : BI_RLE4 */
+    bb_le32(&b, (uint32_t)nd);
+    bb_le32(&b, 2835), bb_le32(&b, 2835);
+    bb_le32(&b, (uint32_t)npal), bb_le32(&b, 0);
+    for (int i = 0; i < npal; i++)
+        bb_u8(&b, (unsigned)i * 15), bb_u8(&b, 255 - (unsigned)i * 15), bb_u8(&b, (unsigned)i * 50 & 0xff), bb_u8(&b, 0);
+    bb_put(&b, d, nd);
+    put_load(name, b.p, b.n);
+    free(b.p);
+}
+
 /* BMP by hand: bpp 1/4/8 (a palette), 16 (masks 5-6-5 with BI_BITFIELDS) or 32
  * (BI_BITFIELDS with alpha); hdr 40 or 108 bytes; top-down when topdown. */
 static void bmp_hand(const char *name, int w, int h, int bpp, int hdrsize, int topdown)
@@ -618,6 +649,8 @@ int main(int argc, char **argv)
     bmp_hand("bmp_pal8.bmp", 6, 3, 8, 40, 0);
     bmp_hand("bmp_565.bmp", 4, 3, 16, 40, 0);
     bmp_hand("bmp_v4_rgba32.bmp", 3, 2, 32, 108, 1);
+    bmp_rle_hand("bmp_rle8.bmp", 8);
+    bmp_rle_hand("bmp_rle4.bmp", 4);
 
     /* TGA: stb_image_write (RLE true colour), by hand */
     stbiw_make("tga_rle_rgb.tga", VKIMG_FILE_TGA, 9, 4, 3);

@@ -1138,6 +1138,8 @@ typedef struct bspec {
     const unsigned char *pal; /* npal * 4 bytes (BGRX) */
     const unsigned char *rows; /* h rows of rowbytes, top row first */
     int offset_delta;          /* added to the data offset */
+    const unsigned char *data; /* RLE: the pixel data as it is (ndata bytes), instead of rows */
+    size_t ndata;
 } bspec;
 
 static size_t bmp_rowbytes(const bspec *s) { return ((size_t)s->w * s->bpp + 7) / 8; }
@@ -1184,6 +1186,13 @@ static unsigned char *mk_bmp(const bspec *s, size_t *n)
         bb_put(&b, s->pal + 4 * i, (size_t)es);
     while (b.n < off)
         bb_u8(&b, 0);
+    if (s->data) {
+        bb_put(&b, s->data, s->ndata);
+        put_le32(b.p + 2, (uint32_t)b.n);
+        put_le32(b.p + 34, (uint32_t)s->ndata);
+        *n = b.n;
+        return b.p;
+    }
     for (int y = 0; y < s->h; y++) {
         int sy = s->top_down ? y : s->h - 1 - y;
         bb_put(&b, s->rows + (size_t)sy * rb, rb);
@@ -1373,7 +1382,7 @@ static void test_bmp(void)
         CHECK_BAD("BMP header size 64", m, n, "BMP: unsupported header size 64");
         memcpy(m, bmp, n);
         put_le32(m + 30, 1);
-        CHECK_BAD("BMP RLE8", m, n, "BMP: RLE compression is not supported");
+        CHECK_BAD("BMP RLE8 at 24 bits", m, n, "BMP: RLE8 with 24 bits a pixel");
         put_le32(m + 30, 4);
         CHECK_BAD("BMP JPEG", m, n, "is not supported");
         memcpy(m, bmp, n);
@@ -1386,6 +1395,150 @@ static void test_bmp(void)
         bspec p = { .hsz = 40, .w = 4, .h = 3, .bpp = 8, .npal = 4, .pal = pal, .rows = prow, .offset_delta = 296 * 4 };
         bmp = mk_bmp(&p, &n);
         CHECK_BAD("BMP palette of 300", bmp, n, "BMP: pixel data offset 1254 leaves no room for a palette");
+        free(bmp);
+    }
+}
+
+/* One row of palette indices as RLE8 (bpp 8) or RLE4 (bpp 4) codes: an encoded run
+ * where the pixels from x follow its pattern (RLE8: equal; RLE4: alternating two
+ * indices) for 3 or more pixels or fewer than 3 are left, else an absolute run of
+ * 3..255 of them (sometimes over a run too); no end of line. */
+static void rle_put_row(bbuf *b, const unsigned char *ix, int w, int bpp)
+{
+    for (int x = 0; x < w;) {
+        int run = 1;
+        while (x + run < w && run < 255 && ix[x + run] == ix[x + (bpp == 8 ? 0 : run % 2)])
+            run++;
+        if (w - x < 3 || (run >= 3 && rnd(4))) {
+            bb_u8(b, (unsigned)run);
+            bb_u8(b, bpp == 8 ? ix[x] : (unsigned)(ix[x] << 4 | (run > 1 ? ix[x + 1] : rnd(16))));
+            x += run;
+            continue;
+        }
+        int lit = 3 + (int)rnd((unsigned)(w - x < 255 ? w - x : 255) - 2);
+        bb_u8(b, 0), bb_u8(b, (unsigned)lit);
+        size_t bytes = bpp == 8 ? (size_t)lit : (size_t)(lit + 1) / 2;
+        for (size_t k = 0; k < bytes; k++)
+            bb_u8(b, bpp == 8 ? ix[x + (int)k]
+                              : (unsigned)(ix[x + 2 * (int)k] << 4 | (2 * (int)k + 1 < lit ? ix[x + 2 * (int)k + 1] : 0)));
+        if (bytes & 1)
+            bb_u8(b, 0);
+        x += lit;
+    }
+}
+
+static void test_bmp_rle(void)
+{
+    char what[160];
+    unsigned char pal[256 * 4];
+    for (size_t i = 0; i < sizeof pal; i++)
+        pal[i] = (unsigned char)rnd(256);
+    static const int sizes[][2] = { { 1, 1 }, { 1, 7 }, { 7, 1 }, { 13, 5 }, { 300, 4 }, { 600, 3 }, { 2, 2 } };
+    for (int bpp = 4; bpp <= 8; bpp += 4)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int form = 0; form < 3; form++) { /* 0: rows end with end of line, then end of bitmap;
+                                                      1: the last row ends with end of bitmap; 2: top-down */
+                const int w = sizes[si][0], h = sizes[si][1], npal = 1 + (int)rnd(1u << bpp);
+                unsigned char *ix = malloc((size_t)w * h);
+                for (int y = 0; y < h; y++) /* runs of one index or of two alternating (RLE4's pattern) */
+                    for (int x = 0; x < w;) {
+                        int len = 1 + (int)rnd(rnd(2) ? 40 : 3);
+                        unsigned a = rnd((unsigned)npal), c = rnd(2) ? a : rnd((unsigned)npal);
+                        for (int k = 0; k < len && x < w; k++, x++)
+                            ix[(size_t)y * w + x] = (unsigned char)(k & 1 ? c : a);
+                    }
+                bbuf d = { 0 };
+                for (int r = 0; r < h; r++) {
+                    const int y = form == 2 ? r : h - 1 - r; /* the stream's rows: bottom first */
+                    rle_put_row(&d, ix + (size_t)y * w, w, bpp);
+                    if (r < h - 1 || form != 1)
+                        bb_u8(&d, 0), bb_u8(&d, 0);
+                }
+                bb_u8(&d, 0), bb_u8(&d, 1);
+                vkimg_image want = img_new(w, h, 3, VKIMG_U8);
+                for (int i = 0; i < w * h; i++)
+                    for (int k = 0; k < 3; k++)
+                        U8(&want)[3 * i + k] = pal[4 * ix[i] + 2 - k];
+                bspec s = { .hsz = si % 2 ? 124 : 40, .w = w, .h = h, .bpp = bpp, .compress = bpp == 8 ? 1 : 2,
+                            .top_down = form == 2, .npal = npal, .pal = pal, .data = d.p, .ndata = d.n };
+                size_t n;
+                unsigned char *bmp = mk_bmp(&s, &n);
+                snprintf(what, sizeof what, "BMP RLE%d %dx%d, palette of %d, form %d", bpp, w, h, npal, form);
+                CHECK_OK(what, bmp, n, &want, 0);
+                if (form == 0 && w < 20) /* the end of bitmap after the last row's end of line may go */
+                    CHECK_CUTS(what, bmp, n, 2);
+                if (npal < (1 << bpp)) { /* an index past the palette, in an absolute run or a run */
+                    const unsigned bad = (unsigned)npal, k = rnd(3);
+                    unsigned char lit8[8] = { 0, 3, 0, 0, 0, 0, 0, 1 }, lit4[6] = { 0, 3, 0, 0, 0, 1 },
+                                  run[4] = { 3, (unsigned char)(bpp == 8 ? bad : bad << 4), 0, 1 };
+                    lit8[2 + k] = (unsigned char)bad;
+                    lit4[2 + k / 2] = (unsigned char)(k & 1 ? bad : bad << 4);
+                    for (int v = 0; v < 2; v++) {
+                        bspec sb = s;
+                        sb.data = v ? run : bpp == 8 ? lit8 : lit4;
+                        sb.ndata = v ? sizeof run : bpp == 8 ? sizeof lit8 : sizeof lit4;
+                        free(bmp);
+                        bmp = mk_bmp(&sb, &n);
+                        snprintf(what, sizeof what, "BMP RLE%d %dx%d, index %d past the palette in %s", bpp, w, h,
+                                 npal, v ? "a run" : "an absolute run");
+                        CHECK_BAD(what, bmp, n, "BMP: palette index past the");
+                    }
+                }
+                free(bmp);
+                free(d.p);
+                free(ix);
+                vkimg_image_free(&want);
+            }
+
+    /* what the stream skips is entry 0; runs past a row's end are clipped there:
+     * RLE8 4x3: bottom row 2 pixels of 1 then end of line; a delta of (1, 1) to
+     * x 1 of the top row; a run of 5 of 2 there (3 fit); end of bitmap. */
+    {
+        const unsigned char d8[] = { 2, 1, 0, 0, 0, 2, 1, 1, 5, 2, 0, 1 };
+        bspec s = { .hsz = 40, .w = 4, .h = 3, .bpp = 8, .compress = 1, .npal = 3, .pal = pal, .data = d8,
+                    .ndata = sizeof d8 };
+        const unsigned char ix[12] = { 0, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0 };
+        vkimg_image want = img_new(4, 3, 3, VKIMG_U8);
+        for (int i = 0; i < 12; i++)
+            for (int k = 0; k < 3; k++)
+                U8(&want)[3 * i + k] = pal[4 * ix[i] + 2 - k];
+        size_t n;
+        unsigned char *bmp = mk_bmp(&s, &n);
+        CHECK_OK("BMP RLE8 with a delta, a clipped run and an early end of bitmap", bmp, n, &want, 0);
+        CHECK_CUTS("BMP RLE8 with a delta", bmp, n, 0);
+        free(bmp);
+        /* RLE4: an absolute run of 5 (3 bytes, padded to 4) past the row's end, odd encoded runs */
+        const unsigned char d4[] = { 0, 5, 0x12, 0x01, 0x20, 0, 0, 0, 3, 0x21, 0, 1 };
+        s.bpp = 4, s.compress = 2, s.data = d4, s.ndata = sizeof d4, s.h = 2;
+        const unsigned char ix4[8] = { 2, 1, 2, 0, 1, 2, 0, 1 };
+        vkimg_image want4 = img_new(4, 2, 3, VKIMG_U8);
+        for (int i = 0; i < 8; i++)
+            for (int k = 0; k < 3; k++)
+                U8(&want4)[3 * i + k] = pal[4 * ix4[i] + 2 - k];
+        bmp = mk_bmp(&s, &n);
+        CHECK_OK("BMP RLE4 with a clipped absolute run", bmp, n, &want4, 0);
+        free(bmp);
+        vkimg_image_free(&want4);
+        vkimg_image_free(&want);
+        /* hostile: RLE8 at 4 bits a pixel; a stream of one end of bitmap for a huge
+         * image (a bomb); a stream without an end */
+        const unsigned char eob[] = { 0, 1 };
+        s = (bspec){ .hsz = 40, .w = 5, .h = 2, .bpp = 4, .compress = 1, .npal = 2, .pal = pal, .data = eob, .ndata = 2 };
+        bmp = mk_bmp(&s, &n);
+        CHECK_BAD("BMP RLE8 at 4 bits a pixel", bmp, n, "BMP: RLE8 with 4 bits a pixel");
+        free(bmp);
+        s = (bspec){ .hsz = 40, .w = 43, .h = 72, .bpp = 8, .compress = 1, .npal = 2, .pal = pal, .data = eob, .ndata = 2 };
+        bmp = mk_bmp(&s, &n);
+        CHECK_BAD("BMP RLE8 bomb", bmp, n, "BMP: 2 bytes of RLE data for 43x72 pixels");
+        free(bmp);
+        s.h = 48; /* 2 bytes for 2064 pixels: at the bound */
+        bmp = mk_bmp(&s, &n);
+        CHECK_OK("BMP RLE8 of 2 bytes for 43x48 pixels", bmp, n, NULL, 0);
+        free(bmp);
+        const unsigned char noend[] = { 5, 1, 0, 0, 2, 1 };
+        s = (bspec){ .hsz = 40, .w = 5, .h = 2, .bpp = 8, .compress = 1, .npal = 2, .pal = pal, .data = noend, .ndata = 6 };
+        bmp = mk_bmp(&s, &n);
+        CHECK_BAD("BMP RLE8 without an end", bmp, n, "BMP: truncated RLE data (no end of bitmap)");
         free(bmp);
     }
 }
@@ -2126,6 +2279,7 @@ int main(void)
     test_jpeg_sampling();
     test_gif();
     test_bmp();
+    test_bmp_rle();
     test_tga();
     test_pnm();
     test_hdr();
