@@ -6,8 +6,8 @@
  * channels are 0, a missing alpha is opaque), U8 for 8-bit files and U16 for 16-bit
  * ones, raw or PackBits-RLE. When there is an alpha channel, Photoshop's composite
  * is matted with white, and that is undone as stb does it (in float:
- * c = c / a + max * (1 - 1 / a) for 0 < a < max, converted as x86 converts float to
- * integer). Grayscale files (colour mode 1, which stb_image refuses) give 1 channel,
+ * c = c / a + max * (1 - 1 / a) for 0 < a < max, truncated), but clamped to
+ * 0 .. max where stb's conversion wraps around. Grayscale files (colour mode 1, which stb_image refuses) give 1 channel,
  * or gray + alpha from the second channel (un-matted the same way). 16-bit RLE files
  * are decoded as the format defines them (stb_image reads them as 8-bit data and
  * returns noise).
@@ -62,11 +62,12 @@ static const char *unpack_bits(const unsigned char *b, size_t len, size_t *pos, 
 
 /* stb_image's float-to-integer conversions of the un-matting, as x86 does them
  * (cvttss2si to 32 bits, then the low bits; out of range gives INT32_MIN) */
-static unsigned char f2u8(float v) { return (unsigned char)(int)v; } /* |v| < 2^17 here */
-static uint16_t f2u16(float v)
-{
-    return v > -2147483648.0f && v < 2147483648.0f ? (uint16_t)(int32_t)v : 0;
-}
+/* The un-matted value, truncated as stb converts it, clamped to the sample's range
+ * (stb's conversion wraps around there: a composite not matted with white, as
+ * ImageMagick writes it, or the rounding of a matted one amplified by 1 / a at a
+ * small alpha, gave colours from the other end of the range) */
+static unsigned char f2u8(float v) { return v <= 0.0f ? 0 : v >= 255.0f ? 255 : (unsigned char)(int)v; }
+static uint16_t f2u16(float v) { return v <= 0.0f ? 0 : v >= 65535.0f ? 65535 : (uint16_t)(int32_t)v; }
 
 int vki_psd_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e)
@@ -182,7 +183,7 @@ int vki_psd_decode(const unsigned char *b, size_t len, const char *name, uint64_
                 o8[i * (size_t)c + k] = alpha ? 255 : 0;
         }
     }
-    /* un-matting, exactly stb_image's arithmetic */
+    /* un-matting, stb_image's arithmetic, clamped (f2u8) */
     if (nch >= (unsigned)c && (gray ? c == 2 : 1)) {
         const int a_at = c - 1;
         for (size_t i = 0; i < np; i++) {
