@@ -142,7 +142,7 @@ int vki_tga_test(const unsigned char *b, size_t len);
 int vki_tga_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e);
 
-/* PNM (pnm.c): P1..P6; maxval up to 255 gives U8, up to 65535 U16. */
+/* PNM (pnm.c): P1..P6 and PAM (P7); maxval up to 255 gives U8, up to 65535 U16. */
 int vki_pnm_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e);
 

@@ -50,7 +50,7 @@ static decode_fn detect(const unsigned char *b, size_t n, const char **what)
         return vki_psd_decode;
     if (n >= 2 && b[0] == '#' && b[1] == '?') /* "#?RADIANCE", "#?RGBE" */
         return vki_hdr_decode;
-    if (n >= 2 && b[0] == 'P' && b[1] >= '1' && b[1] <= '6')
+    if (n >= 2 && b[0] == 'P' && b[1] >= '1' && b[1] <= '7')
         return vki_pnm_decode;
     if (n >= 4 && !memcmp(b, "\x53\x80\xf6\x34", 4)) {
         *what = "PIC (Softimage) files are not supported";

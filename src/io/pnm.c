@@ -1,5 +1,8 @@
 /* PNM (Netpbm) decoder: P1 (ASCII bitmap), P2 (ASCII gray), P3 (ASCII RGB), P4
- * (binary bitmap), P5 (binary gray), P6 (binary RGB). PAM (P7) is not supported.
+ * (binary bitmap), P5 (binary gray), P6 (binary RGB) and PAM (P7: WIDTH, HEIGHT,
+ * DEPTH 1..4 -- gray, gray + alpha, RGB, RGBA -- and MAXVAL lines up to ENDHDR,
+ * then binary samples as P5/P6 have them; TUPLTYPE is not needed to read them and
+ * is not checked, so BLACKANDWHITE's 0 is black as its maxval 1 makes it).
  *
  * Results: P1/P4 give 1 channel U8, 0 for black (a 1 bit) and 255 for white; P2/P5
  * give 1 channel and P3/P6 3, U8 when maxval <= 255 and U16 (host order) when it is
@@ -65,6 +68,64 @@ static int get_number(const unsigned char *b, size_t len, size_t *pos, uint32_t 
     return 1;
 }
 
+/* A PAM header (P7) from b[2]: its fields into v (width, height, maxval) and *depth;
+ * *pos past the ENDHDR line. NULL or a message. */
+static const char *pam_header(const unsigned char *b, size_t len, size_t *pos, uint32_t v[3], uint32_t *depth)
+{
+    static const char *const key[4] = { "WIDTH", "HEIGHT", "MAXVAL", "DEPTH" };
+    uint32_t got[4] = { 0, 0, 0, 0 }, val[4] = { 0, 0, 0, 0 };
+    size_t p = 2;
+    if (p >= len || (b[p] != '\n' && b[p] != '\r'))
+        return "no newline after P7";
+    for (;;) {
+        skip_space(b, len, &p, 1); /* blank lines and comments */
+        if (p >= len)
+            return "truncated in the header (no ENDHDR)";
+        size_t k0 = p;
+        while (p < len && !is_space(b[p]))
+            p++;
+        const size_t kn = p - k0;
+        if (kn == 6 && !memcmp(b + k0, "ENDHDR", 6)) {
+            while (p < len && (b[p] == ' ' || b[p] == '\t'))
+                p++;
+            if (p < len && b[p] == '\r')
+                p++;
+            if (p >= len)
+                return "truncated after the header";
+            if (b[p] != '\n')
+                return "no newline after ENDHDR";
+            p++;
+            break;
+        }
+        if (kn == 8 && !memcmp(b + k0, "TUPLTYPE", 8)) { /* the rest of the line */
+            while (p < len && b[p] != '\n')
+                p++;
+            continue;
+        }
+        int f = -1;
+        for (int i = 0; i < 4; i++)
+            if (kn == strlen(key[i]) && !memcmp(b + k0, key[i], kn))
+                f = i;
+        if (f < 0)
+            return "unknown field in the header";
+        while (p < len && (b[p] == ' ' || b[p] == '\t'))
+            p++;
+        if (got[f]++ || !get_number(b, len, &p, &val[f]) || (p < len && !is_space(b[p])))
+            return f == 0 ? "invalid WIDTH in the header" : f == 1 ? "invalid HEIGHT in the header"
+                   : f == 2 ? "invalid MAXVAL in the header" : "invalid DEPTH in the header";
+    }
+    for (int i = 0; i < 4; i++)
+        if (!got[i])
+            return i == 0 ? "no WIDTH in the header" : i == 1 ? "no HEIGHT in the header"
+                   : i == 2 ? "no MAXVAL in the header" : "no DEPTH in the header";
+    if (val[3] < 1 || val[3] > 4)
+        return "DEPTH is not 1..4 (gray, gray + alpha, RGB, RGBA)";
+    v[0] = val[0], v[1] = val[1], v[2] = val[2];
+    *depth = val[3];
+    *pos = p;
+    return NULL;
+}
+
 int vki_pnm_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e)
 {
@@ -72,16 +133,23 @@ int vki_pnm_decode(const unsigned char *b, size_t len, const char *name, uint64_
         name = "<memory>";
     if (out)
         memset(out, 0, sizeof *out);
-    if (!b || !out || len < 2 || b[0] != 'P' || b[1] < '1' || b[1] > '6')
-        return pnm_fail(e, name, "not a PNM signature (P1..P6)");
+    if (!b || !out || len < 2 || b[0] != 'P' || b[1] < '1' || b[1] > '7')
+        return pnm_fail(e, name, "not a PNM signature (P1..P7)");
     const int kind = b[1] - '0', ascii = kind <= 3, bitmap = kind == 1 || kind == 4;
-    const int c = kind == 3 || kind == 6 ? 3 : 1;
+    int c = kind == 3 || kind == 6 ? 3 : 1;
 
     /* ---- header: width, height[, maxval] */
     static const char *const field[3] = { "width", "height", "maxval" };
     uint32_t v[3] = { 0, 0, 1 };
     size_t pos = 2;
-    for (int i = 0; i < (bitmap ? 2 : 3); i++) {
+    if (kind == 7) {
+        uint32_t depth;
+        const char *why = pam_header(b, len, &pos, v, &depth);
+        if (why)
+            return pnm_fail(e, name, "PAM: %s", why);
+        c = (int)depth;
+    }
+    for (int i = 0; kind != 7 && i < (bitmap ? 2 : 3); i++) {
         size_t skipped = skip_space(b, len, &pos, 1);
         if (pos >= len)
             return pnm_fail(e, name, "truncated in the header (no %s)", field[i]);
@@ -90,11 +158,13 @@ int vki_pnm_decode(const unsigned char *b, size_t len, const char *name, uint64_
     }
     if (!bitmap && (v[2] < 1 || v[2] > 65535))
         return pnm_fail(e, name, "maxval %u is not in 1..65535", (unsigned)v[2]);
-    if (pos >= len)
-        return pnm_fail(e, name, "truncated after the header");
-    if (!is_space(b[pos]))
-        return pnm_fail(e, name, "no whitespace after the header");
-    pos++; /* the one whitespace byte before the raster */
+    if (kind != 7) {
+        if (pos >= len)
+            return pnm_fail(e, name, "truncated after the header");
+        if (!is_space(b[pos]))
+            return pnm_fail(e, name, "no whitespace after the header");
+        pos++; /* the one whitespace byte before the raster */
+    }
     const uint32_t w = v[0], h = v[1], maxval = v[2];
     int rc = vki_check_dims(name, w, h, max_pixels, e);
     if (rc)

@@ -2,7 +2,7 @@
  * valid files of every format and variant the decoders take, made with vkimg's own
  * writers (PNG, JPEG through TurboJPEG, BMP/TGA/HDR through stb_image_write, KTX2,
  * the metadata writers), giflib's encoder, or by hand (low-bit, palette and
- * interlaced PNG, palette, bit-field and RLE BMP, colour-mapped and gray TGA, PNM, PSD,
+ * interlaced PNG, palette, bit-field and RLE BMP, colour-mapped and gray TGA, PNM and PAM, PSD,
  * flat HDR); a few pipelines, PNG round-trip headers and compare command lines.
  * Deterministic: the same files on every run. scripts/fuzz seeds runs it.
  *
@@ -501,6 +501,26 @@ static void pnm_hand(const char *name, int kind, int w, int h, int maxval)
     free(b.p);
 }
 
+/* PAM (P7) by hand: depth 1..4, 8 or 16-bit samples */
+static void pam_hand(const char *name, int depth, int w, int h, int maxval)
+{
+    static const char *const tt[4] = { "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA" };
+    bbuf b = { 0 };
+    bb_printf(&b, "P7\n# vkimg fuzz seed\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n", w, h, depth,
+              maxval, tt[depth - 1]);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < depth; k++) {
+                unsigned v = pat(x, y, k) * (unsigned)maxval / 255;
+                if (maxval > 255)
+                    bb_be16(&b, v);
+                else
+                    bb_u8(&b, v);
+            }
+    put_load(name, b.p, b.n);
+    free(b.p);
+}
+
 /* Radiance HDR, flat scanlines (width < 8, or any width as flat RGBE) */
 static void hdr_flat(const char *name, const char *sig, int w, int h)
 {
@@ -672,6 +692,8 @@ int main(int argc, char **argv)
     pnm_hand("pnm_p5_16.pgm", 5, 3, 2, 65535);
     pnm_hand("pnm_p6.ppm", 6, 4, 3, 255);
     pnm_hand("pnm_p6_16.ppm", 6, 2, 2, 1000);
+    pam_hand("pnm_p7_rgba.pam", 4, 3, 2, 255);
+    pam_hand("pnm_p7_ga16.pam", 2, 2, 3, 65535);
 
     /* HDR: stb_image_write (RLE scanlines from width 8), flat by hand */
     stbiw_make("hdr_rle.hdr", VKIMG_FILE_HDR, 12, 3, 3);

@@ -1817,6 +1817,59 @@ static void test_pnm(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK_BAD(bad[i][0], (const unsigned char *)bad[i][0], strlen(bad[i][0]), bad[i][1]);
+
+    /* PAM (P7): depth 1..4 (gray, gray + alpha, RGB, RGBA), 8 and 16-bit, fields in
+     * any order, comments, CRLF before the raster; awkward sizes */
+    static const int pam_sizes[][2] = { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 13, 7 } };
+    for (int depth = 1; depth <= 4; depth++)
+        for (size_t mi = 0; mi < 6; mi++) {
+            const int w = pam_sizes[(depth + (int)mi) % 4][0], h = pam_sizes[(depth + (int)mi) % 4][1];
+            const unsigned maxv = maxvals[mi];
+            const int wide = maxv > 255;
+            vkimg_image want = img_new(w, h, depth, wide ? VKIMG_U16 : VKIMG_U8);
+            bbuf b = { 0 };
+            char hdr[200];
+            static const char *const tt[4] = { "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA" };
+            if (mi % 2)
+                snprintf(hdr, sizeof hdr, "P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %u\nTUPLTYPE %s\nENDHDR\n", w, h,
+                         depth, maxv, tt[depth - 1]);
+            else
+                snprintf(hdr, sizeof hdr, "P7\n# made by hand\nTUPLTYPE %s\nMAXVAL %u\n\nDEPTH\t%d\nHEIGHT %d\nWIDTH %d\nENDHDR\r\n",
+                         tt[depth - 1], maxv, depth, h, w);
+            bb_str(&b, hdr);
+            for (int i = 0; i < w * h * depth; i++) {
+                const unsigned v = rnd(maxv + 1), full = wide ? 65535 : 255, o = (v * full + maxv / 2) / maxv;
+                if (wide) {
+                    U16(&want)[i] = (uint16_t)o;
+                    bb_be16(&b, v);
+                } else {
+                    U8(&want)[i] = (uint8_t)o;
+                    bb_u8(&b, v);
+                }
+            }
+            snprintf(what, sizeof what, "PAM depth %d maxval %u %dx%d", depth, maxv, w, h);
+            CHECK_OK(what, b.p, b.n, &want, 0);
+            CHECK_CUTS(what, b.p, b.n, 0);
+            vkimg_image_free(&want);
+            free(b.p);
+        }
+    const char *pam_bad[][2] = {
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nENDHDR\n0123456789", "PNM: PAM: DEPTH is not 1..4" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 0\nMAXVAL 255\nENDHDR\n", "PNM: PAM: DEPTH is not 1..4" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nMAXVAL 255\nENDHDR\n\x01\x02", "PNM: PAM: no DEPTH in the header" },
+        { "P7\nWIDTH 2\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\x01\x02", "PNM: PAM: invalid WIDTH" },
+        { "P7\nWIDTH 2x\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\x01\x02", "PNM: PAM: invalid WIDTH" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 70000\nENDHDR\n\x01\x02", "PNM: maxval 70000 is not in 1..65535" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 10\nENDHDR\n\x01\x0b", "PNM: sample 11 over maxval 10" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nSIZE 3\nENDHDR\n\x01\x02", "PNM: PAM: unknown field" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\n", "PNM: PAM: truncated in the header (no ENDHDR)" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR x\n\x01\x02", "PNM: PAM: no newline after ENDHDR" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR", "PNM: PAM: truncated after the header" },
+        { "P7 WIDTH 2\n", "PNM: PAM: no newline after P7" },
+        { "P7\nWIDTH 100000\nHEIGHT 100000\nDEPTH 1\nMAXVAL 255\nENDHDR\n", "over the limit" },
+    };
+    for (size_t i = 0; i < sizeof pam_bad / sizeof pam_bad[0]; i++)
+        CHECK_BAD(pam_bad[i][0], (const unsigned char *)pam_bad[i][0], strlen(pam_bad[i][0]), pam_bad[i][1]);
 }
 
 /* ================================================================ HDR */
