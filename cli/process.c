@@ -3,7 +3,8 @@
  * Inputs: several -i, each a path, a quoted glob pattern (expanded here), a
  * directory (its images; --recursive descends), @LIST (one path per line) or
  * '-' (paths on stdin). Outputs: a file (one input), a directory (DIR/ or an
- * existing directory: DIR/{name}), or a template with {dir} {name} {stem} {ext}
+ * existing directory: DIR/{name}, or DIR/{stem}.png for a format vkimg does not
+ * write: GIF, PSD, PNM), or a template with {dir} {name} {stem} {ext}
  * {index}; the output extension picks the format. Everything that can fail
  * without the GPU (arguments, pipeline, inputs, output paths, collisions) is
  * checked before any work starts; then the batch scheduler runs (batch.c). */
@@ -237,8 +238,13 @@ static int run(int argc, char **argv)
         char path[4096];
         if (is_dir && !is_tmpl) {
             const char *slash = strrchr(ins.v[i], '/');
-            snprintf(path, sizeof path, "%s%s%s", out, out[strlen(out) - 1] == '/' ? "" : "/",
-                     slash ? slash + 1 : ins.v[i]);
+            const char *base = slash ? slash + 1 : ins.v[i];
+            snprintf(path, sizeof path, "%s%s%s", out, out[strlen(out) - 1] == '/' ? "" : "/", base);
+            if (vkimg_file_kind_of(path) == VKIMG_FILE_UNKNOWN) { /* GIF, PSD, PNM...: DIR/{stem}.png */
+                const char *dot = strrchr(base, '.');
+                snprintf(path, sizeof path, "%s%s%.*s.png", out, out[strlen(out) - 1] == '/' ? "" : "/",
+                         dot && dot != base ? (int)(dot - base) : (int)strlen(base), base);
+            }
         } else if (is_tmpl) {
             int r = cli_expand_template(out, ins.v[i], i, path, sizeof path);
             if (r) {

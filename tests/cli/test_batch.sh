@@ -41,6 +41,24 @@ rm -rf "$t/out"/*
 "$vk" -q -r -i "$t/in" -o "$t/out/{stem}.png" -f copy
 check "--recursive finds sub/deep.png" '[ -f "$t/out/deep.png" ] && [ $(ls "$t/out" | wc -l) -eq $((ninputs + 1)) ]'
 
+# a directory scan takes every Netpbm extension (.pbm .pgm .ppm .pnm .pam) and
+# leaves other files alone; into a directory, a format vkimg does not write
+# becomes {stem}.png (a .bmp stays a .bmp)
+mkdir -p "$t/pnm" "$t/pnmout"
+printf 'P4\n8 2\n\x5a\xa5' > "$t/pnm/a.pbm"
+printf 'P5\n2 1\n255\n\x01\x02' > "$t/pnm/b.pgm"
+printf 'P6\n1 1\n255\n\x01\x02\x03' > "$t/pnm/c.ppm"
+printf 'P5\n1 1\n255\n\x07' > "$t/pnm/d.pnm"
+printf 'P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n\x01\x02\x03\x04' > "$t/pnm/e.pam"
+printf 'not an image\n' > "$t/pnm/notes.txt"
+"$vk" -q -i "$src/images/landscape.png" -o "$t/pnm/f.bmp" -f "resize=8x" || bad "making f.bmp"
+"$vk" -q -i "$t/pnm" -o "$t/pnmout/" -f copy
+check "Netpbm directory scan: exit 0" '[ $? -eq 0 ]'
+check "Netpbm directory scan: the 6 images, not the text; PNG where vkimg writes no such format" \
+  '[ "$(cd "$t/pnmout" && ls | tr "\n" " ")" = "a.png b.png c.png d.png e.png f.bmp " ]'
+check "the PAM's RGBA pixel written as an RGBA PNG of 1x1" \
+  '[ "$(od -An -tx1 -j16 -N10 "$t/pnmout/e.png" | tr -d " \n")" = 00000001000000010806 ]'
+
 # collisions are found before any work
 rm -rf "$t/out"/*
 err=$("$vk" -i "$t/in/img1.png" -i "$t/in/sub/deep.png" -i "$t/in/img2.png" -o "$t/out/same.png" -f gray 2>&1)
