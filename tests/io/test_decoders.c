@@ -1814,6 +1814,20 @@ static void test_pnm(void)
         { "P3\n", "PNM: truncated in the header (no width)" },
         { "P5 1 1 255", "PNM: truncated after the header" },
         { "P5 1 1 255x\x01", "PNM: no whitespace after the header" },
+        /* PAM (P7) */
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nENDHDR\n0123456789", "PNM: PAM: DEPTH is not 1..4" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 0\nMAXVAL 255\nENDHDR\n", "PNM: PAM: DEPTH is not 1..4" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nMAXVAL 255\nENDHDR\n\x01\x02", "PNM: PAM: no DEPTH in the header" },
+        { "P7\nWIDTH 2\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\x01\x02", "PNM: PAM: invalid WIDTH" },
+        { "P7\nWIDTH 2x\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\x01\x02", "PNM: PAM: invalid WIDTH" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 70000\nENDHDR\n\x01\x02", "PNM: maxval 70000 is not in 1..65535" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 10\nENDHDR\n\x01\x0b", "PNM: sample 11 over maxval 10" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nSIZE 3\nENDHDR\n\x01\x02", "PNM: PAM: unknown field" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\n", "PNM: PAM: truncated in the header (no ENDHDR)" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR x\n\x01\x02", "PNM: PAM: no newline after ENDHDR" },
+        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR", "PNM: PAM: truncated after the header" },
+        { "P7 WIDTH 2\n", "PNM: PAM: no newline after P7" },
+        { "P7\nWIDTH 100000\nHEIGHT 100000\nDEPTH 1\nMAXVAL 255\nENDHDR\n", "over the limit" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK_BAD(bad[i][0], (const unsigned char *)bad[i][0], strlen(bad[i][0]), bad[i][1]);
@@ -1853,23 +1867,6 @@ static void test_pnm(void)
             vkimg_image_free(&want);
             free(b.p);
         }
-    const char *pam_bad[][2] = {
-        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nENDHDR\n0123456789", "PNM: PAM: DEPTH is not 1..4" },
-        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 0\nMAXVAL 255\nENDHDR\n", "PNM: PAM: DEPTH is not 1..4" },
-        { "P7\nWIDTH 2\nHEIGHT 1\nMAXVAL 255\nENDHDR\n\x01\x02", "PNM: PAM: no DEPTH in the header" },
-        { "P7\nWIDTH 2\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\x01\x02", "PNM: PAM: invalid WIDTH" },
-        { "P7\nWIDTH 2x\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\x01\x02", "PNM: PAM: invalid WIDTH" },
-        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 70000\nENDHDR\n\x01\x02", "PNM: maxval 70000 is not in 1..65535" },
-        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 10\nENDHDR\n\x01\x0b", "PNM: sample 11 over maxval 10" },
-        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nSIZE 3\nENDHDR\n\x01\x02", "PNM: PAM: unknown field" },
-        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\n", "PNM: PAM: truncated in the header (no ENDHDR)" },
-        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR x\n\x01\x02", "PNM: PAM: no newline after ENDHDR" },
-        { "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR", "PNM: PAM: truncated after the header" },
-        { "P7 WIDTH 2\n", "PNM: PAM: no newline after P7" },
-        { "P7\nWIDTH 100000\nHEIGHT 100000\nDEPTH 1\nMAXVAL 255\nENDHDR\n", "over the limit" },
-    };
-    for (size_t i = 0; i < sizeof pam_bad / sizeof pam_bad[0]; i++)
-        CHECK_BAD(pam_bad[i][0], (const unsigned char *)pam_bad[i][0], strlen(pam_bad[i][0]), pam_bad[i][1]);
 }
 
 /* ================================================================ HDR */
