@@ -238,13 +238,12 @@ static int run(int argc, char **argv)
         char path[4096];
         if (is_dir && !is_tmpl) {
             const char *slash = strrchr(ins.v[i], '/');
-            const char *base = slash ? slash + 1 : ins.v[i];
-            snprintf(path, sizeof path, "%s%s%s", out, out[strlen(out) - 1] == '/' ? "" : "/", base);
-            if (vkimg_file_kind_of(path) == VKIMG_FILE_UNKNOWN) { /* GIF, PSD, PNM...: DIR/{stem}.png */
-                const char *dot = strrchr(base, '.');
-                snprintf(path, sizeof path, "%s%s%.*s.png", out, out[strlen(out) - 1] == '/' ? "" : "/",
-                         dot && dot != base ? (int)(dot - base) : (int)strlen(base), base);
-            }
+            const char *base = slash ? slash + 1 : ins.v[i], *dot = strrchr(base, '.');
+            /* a format vkimg does not write (GIF, PSD, PNM...): DIR/{stem}.png */
+            const bool png = vkimg_file_kind_of(base) == VKIMG_FILE_UNKNOWN;
+            const int keep = png && dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+            snprintf(path, sizeof path, "%s%s%.*s%s", out, out[strlen(out) - 1] == '/' ? "" : "/", keep, base,
+                     png ? ".png" : "");
         } else if (is_tmpl) {
             int r = cli_expand_template(out, ins.v[i], i, path, sizeof path);
             if (r) {

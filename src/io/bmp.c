@@ -16,7 +16,8 @@
  * past the end of its row is clipped there. The whole stream is parsed and
  * checked before the image is allocated; it must end with an end of bitmap or
  * the last row's end of line, and hold at least a byte a 1032 pixels (DEFLATE's
- * bound, as for PNG: a few bytes of skips do not make a huge image). Embedded JPEG/PNG compression is refused.
+ * bound, as for PNG: a few bytes of skips do not make a huge image). Embedded
+ * JPEG/PNG compression is refused.
  *
  * Strict where stb is lenient: every byte read is within the file (stb reads zeros
  * past its end), including the last row's padding; a palette index past the

@@ -142,19 +142,20 @@ int vki_pnm_decode(const unsigned char *b, size_t len, const char *name, uint64_
     static const char *const field[3] = { "width", "height", "maxval" };
     uint32_t v[3] = { 0, 0, 1 };
     size_t pos = 2;
-    if (kind == 7) {
+    if (kind == 7) { /* PAM: pos past its ENDHDR line */
         uint32_t depth;
         const char *why = pam_header(b, len, &pos, v, &depth);
         if (why)
             return pnm_fail(e, name, "PAM: %s", why);
         c = (int)depth;
-    }
-    for (int i = 0; kind != 7 && i < (bitmap ? 2 : 3); i++) {
-        size_t skipped = skip_space(b, len, &pos, 1);
-        if (pos >= len)
-            return pnm_fail(e, name, "truncated in the header (no %s)", field[i]);
-        if (!skipped || !get_number(b, len, &pos, &v[i]))
-            return pnm_fail(e, name, "invalid %s in the header", field[i]);
+    } else {
+        for (int i = 0; i < (bitmap ? 2 : 3); i++) {
+            size_t skipped = skip_space(b, len, &pos, 1);
+            if (pos >= len)
+                return pnm_fail(e, name, "truncated in the header (no %s)", field[i]);
+            if (!skipped || !get_number(b, len, &pos, &v[i]))
+                return pnm_fail(e, name, "invalid %s in the header", field[i]);
+        }
     }
     if (!bitmap && (v[2] < 1 || v[2] > 65535))
         return pnm_fail(e, name, "maxval %u is not in 1..65535", (unsigned)v[2]);

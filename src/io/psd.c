@@ -7,8 +7,9 @@
  * ones, raw or PackBits-RLE. When there is an alpha channel, Photoshop's composite
  * is matted with white, and that is undone as stb does it (in float:
  * c = c / a + max * (1 - 1 / a) for 0 < a < max, truncated), but clamped to
- * 0 .. max where stb's conversion wraps around. Grayscale files (colour mode 1, which stb_image refuses) give 1 channel,
- * or gray + alpha from the second channel (un-matted the same way). 16-bit RLE files
+ * 0 .. max where stb's conversion wraps around. Grayscale files (colour mode 1,
+ * which stb_image refuses) give 1 channel, or gray + alpha from the second
+ * channel (un-matted the same way). 16-bit RLE files
  * are decoded as the format defines them (stb_image reads them as 8-bit data and
  * returns noise).
  *
@@ -60,8 +61,6 @@ static const char *unpack_bits(const unsigned char *b, size_t len, size_t *pos, 
     return NULL;
 }
 
-/* stb_image's float-to-integer conversions of the un-matting, as x86 does them
- * (cvttss2si to 32 bits, then the low bits; out of range gives INT32_MIN) */
 /* The un-matted value, truncated as stb converts it, clamped to the sample's range
  * (stb's conversion wraps around there: a composite not matted with white, as
  * ImageMagick writes it, or the rounding of a matted one amplified by 1 / a at a
