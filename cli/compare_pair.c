@@ -371,7 +371,7 @@ static const char *ext_of(const char *path)
 
 static bool browser_shows(const char *path)
 {
-    static const char *const ok[] = { "png", "jpg", "jpeg", "gif", "bmp", NULL };
+    static const char *const ok[] = { "png", "jpg", "jpeg", "webp", "gif", "bmp", NULL };
     const char *x = ext_of(path);
     for (int i = 0; ok[i]; i++)
         if (!strcasecmp(x, ok[i]))

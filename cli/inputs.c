@@ -38,7 +38,7 @@ void sv_free(strvec *s)
 }
 
 /* The extensions a directory scan takes (the formats vkimg reads). */
-static const char *const IMAGE_EXTS[] = { "png", "jpg", "jpeg", "bmp", "tga", "psd", "gif", "hdr",
+static const char *const IMAGE_EXTS[] = { "png", "jpg", "jpeg", "webp", "bmp", "tga", "psd", "gif", "hdr",
                                           "pic", "pnm", "ppm", "pgm", "pbm", "pam", NULL };
 
 static const char *ext_of(const char *path)

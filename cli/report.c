@@ -5,7 +5,7 @@
  * The report is self-contained: DIR/index.html with inline CSS and JavaScript
  * (no network resource, no external file but the images), and the images in
  * DIR/img/ (<index>-expected|actual|diff.<ext>: the files themselves when a
- * browser shows them (PNG, JPEG, GIF, BMP), else PNG). The index has a summary,
+ * browser shows them (PNG, JPEG, WebP, GIF, BMP), else PNG). The index has a summary,
  * a filter (all / not passing), and a table with a thumbnail of each pair; each
  * pair that is not PASS has a section with expected, actual and difference side
  * by side and a comparison view (a slider that uncovers actual over expected,

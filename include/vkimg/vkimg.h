@@ -116,8 +116,8 @@ VKIMG_API int vkimg_image_expand_palette(const vkimg_image *idx, const uint32_t 
 
 /* The metadata vkimg carries from an input file to its output: the ICC colour
  * profile and the EXIF block, byte for byte, and the EXIF orientation. Read from
- * JPEG (APP1 Exif, APP2 ICC_PROFILE) and PNG (iCCP, eXIf); written into PNG and
- * JPEG outputs. */
+ * JPEG (APP1 Exif, APP2 ICC_PROFILE), PNG (iCCP, eXIf) and WebP (ICCP, EXIF);
+ * written into PNG, JPEG and WebP outputs. */
 typedef struct vkimg_meta {
     unsigned char *icc;  /* the ICC profile as embedded (NULL: none); malloc()ed */
     size_t icc_len;
@@ -142,8 +142,8 @@ typedef struct vkimg_load_opts {
     void (*min_size)(void *user, int w, int h, int orientation, int *min_w, int *min_h);
     /* Where the pixels go (optional; e.g. vkimg_image_alloc_device, so that they are
      * decoded straight into memory the device reads). Called once with the
-     * decoded size; PNG and JPEG decode into it, other formats are decoded and
-     * copied into it. Return 0, or VKIMG_E_* with e filled (the load fails), or
+     * decoded size; PNG, JPEG and WebP (but an animation's frame) decode into it,
+     * other formats are decoded and copied into it. Return 0, or VKIMG_E_* with e filled (the load fails), or
      * 1 to decline (an ordinary allocation is made instead). */
     int (*alloc)(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e);
     /* The input is read (optional; vkimg_load_memory): called once, as soon as the
@@ -173,7 +173,7 @@ typedef struct vkimg_load_opts {
     bool drop_opaque_alpha;
 } vkimg_load_opts;
 
-/* Loads an image file: PNG, JPEG, GIF (first frame), BMP, TGA, PSD (composite),
+/* Loads an image file: PNG, JPEG, WebP (first frame), GIF (first frame), BMP, TGA, PSD (composite),
  * HDR, PNM (the README lists them and which code decodes each). The format is
  * found from the file's first bytes and exactly one decoder reads it: a file that
  * decoder refuses (corrupt, truncated, unsupported variant) is an error, never
@@ -188,7 +188,7 @@ VKIMG_API int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image
 VKIMG_API int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg_load_opts *o,
                                 vkimg_image *out, vkimg_err *e);
 /* vkimg_load, with the file's metadata in *meta (free it with vkimg_meta_free):
- * ICC profile, EXIF block and orientation of JPEG and PNG files; empty for other
+ * ICC profile, EXIF block and orientation of JPEG, PNG and WebP files; empty for other
  * formats, and where the metadata is malformed (the image still loads). The
  * pixels are as stored: apply meta->orientation with vkimg_run_opts.orientation. */
 VKIMG_API int vkimg_load_meta(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_meta *meta,
@@ -206,10 +206,10 @@ VKIMG_API int vkimg_load_meta(const char *path, const vkimg_load_opts *o, vkimg_
 #define VKIMG_PNG_LEVEL_DEFAULT 3
 
 typedef struct vkimg_save_opts {
-    int quality;   /* JPEG VKIMG_QUALITY_MIN..MAX, 0 = VKIMG_QUALITY_DEFAULT */
+    int quality;   /* JPEG and WebP (lossy) VKIMG_QUALITY_MIN..MAX, 0 = VKIMG_QUALITY_DEFAULT */
     int png_level; /* VKIMG_PNG_LEVEL_MIN..MAX (libdeflate), -1 = VKIMG_PNG_LEVEL_DEFAULT */
-    const vkimg_meta *meta; /* optional: ICC profile and EXIF written into PNG and JPEG outputs
-                               (other formats can't hold them: left out) */
+    const vkimg_meta *meta; /* optional: ICC profile and EXIF written into PNG, JPEG and WebP
+                               outputs (other formats can't hold them: left out) */
     bool png_palette; /* an 8-bit RGB or RGBA image of at most 256 colours is written as a palette
                          PNG (lossless: it reads back as the same pixels and channels; a quarter
                          of the data to compress); vkimg compare's difference images */
@@ -220,6 +220,7 @@ typedef struct vkimg_save_opts {
     int threads; /* PNG: threads that may compress a large image (its bands of rows are
                     fixed by its size, so the file is the same for any count);
                     0 or 1: the calling thread only */
+    bool lossless; /* WebP: lossless (the same pixels back) instead of lossy at `quality` */
 } vkimg_save_opts;
 
 typedef enum vkimg_file_kind {
@@ -227,6 +228,7 @@ typedef enum vkimg_file_kind {
     VKIMG_FILE_PNG, VKIMG_FILE_JPEG, VKIMG_FILE_BMP, VKIMG_FILE_TGA, VKIMG_FILE_HDR,
     VKIMG_FILE_NPY,
     VKIMG_FILE_KTX2, /* written only: a texture with its mip levels (vkimg_save_levels) */
+    VKIMG_FILE_WEBP,
 } vkimg_file_kind;
 
 /* Output kind from the path's extension (case-insensitive). */

@@ -176,6 +176,15 @@ int vki_decoded_alloc(vkimg_image *out, uint32_t w, uint32_t h, int c, vkimg_fmt
 int vki_decoded_alloc_opts(const vkimg_load_opts *o, vkimg_image *out, uint32_t w, uint32_t h, int c, vkimg_fmt fmt,
                            const char *name, vkimg_err *e);
 
+/* WebP through libwebp (webp.c): lossy or lossless, RGB, or RGBA where the file has
+ * alpha; of an animation the first frame on its transparent canvas (RGBA). With the
+ * load options' allocator (o may be NULL) libwebp decodes a still image straight
+ * into it (an animation's frame is copied there). */
+int vki_webp_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                    vkimg_err *e);
+int vki_webp_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
+                         const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
+
 /* ---- encoders */
 
 /* Encodes a U8 image at quality 1..100: 1-2 channels as a grayscale JPEG (alpha
@@ -209,5 +218,13 @@ int vki_npy_save(const char *path, const char *descr, int ndim, const size_t *sh
 /* The NumPy type string of a sample format in host byte order ("|u1", "<u2", "<f2",
  * "<f4", "<u4", "<u8" on little-endian hosts), NULL for an unknown format. */
 const char *vki_npy_descr(vkimg_fmt f);
+
+/* Encodes a U8 image as WebP (webp.c): lossy at quality 1..100, or lossless (the same
+ * pixels back, the colour under alpha 0 too; an alpha all 255 is not kept: libwebp
+ * marks the file opaque, which reads back RGB); gray as RGB, gray + alpha as RGBA
+ * (WebP has no gray); at most 16383 pixels a side; threads > 1 lets libwebp use a second
+ * thread. *out is malloc()ed. Errors name no file: the caller adds the path. */
+int vki_webp_encode(const vkimg_image *im, int quality, bool lossless, int threads, unsigned char **out,
+                    size_t *outlen, vkimg_err *e);
 
 #endif

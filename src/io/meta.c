@@ -70,9 +70,7 @@ static unsigned char *dup_bytes(const unsigned char *p, size_t n)
 
 /* ------------------------------------------------------------------ EXIF (TIFF) */
 
-/* Byte order of a TIFF header: 1 little-endian ("II", 42), 0 big-endian ("MM", 42),
- * -1 not a TIFF header. */
-static int tiff_le(const unsigned char *t, size_t n)
+int vki_exif_byte_order(const unsigned char *t, size_t n)
 {
     if (!t || n < 8)
         return -1;
@@ -97,7 +95,7 @@ static uint32_t tiff32(const unsigned char *p, int le)
  * count 1), or 0 when there is none or it is malformed. *le receives the byte order. */
 static size_t orientation_at(const unsigned char *t, size_t n, int *le)
 {
-    int o = tiff_le(t, n);
+    int o = vki_exif_byte_order(t, n);
     if (o < 0)
         return 0;
     *le = o;
@@ -253,7 +251,7 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
         if (is_exif_app1(b, &s) && !m->exif) {
             const unsigned char *t = b + s.pay + 6;
             size_t n = s.paylen - 6;
-            if (tiff_le(t, n) >= 0) {
+            if (vki_exif_byte_order(t, n) >= 0) {
                 if (!(m->exif = dup_bytes(t, n))) {
                     vki_meta_free(m);
                     return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: out of memory (%zu bytes)", n);
@@ -491,7 +489,7 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
                     m->icc_name[k] = 0;
                 }
             }
-        } else if (is_exif && crc_ok && tiff_le(d, n) >= 0) {
+        } else if (is_exif && crc_ok && vki_exif_byte_order(d, n) >= 0) {
             if (!(m->exif = dup_bytes(d, n))) {
                 vki_meta_free(m);
                 return vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: out of memory (%u bytes)", (unsigned)n);
@@ -503,6 +501,57 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
     return 0;
 }
 
+/* ------------------------------------------------------------------ WebP */
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int vki_meta_read_webp(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
+{
+    if (!m)
+        return vki_fail(e, VKIMG_E_USAGE, "webp metadata: NULL output");
+    meta_init(m);
+    if (!b || len < 12 || memcmp(b, "RIFF", 4) || memcmp(b + 8, "WEBP", 4))
+        return vki_fail(e, VKIMG_E_RUNTIME, "WebP metadata: not a WebP file");
+    /* the chunks inside the RIFF size (or the buffer, where it says more) */
+    size_t end = (size_t)le32(b + 4) + 8 < len ? (size_t)le32(b + 4) + 8 : len, pos = 12;
+    while (end >= pos && end - pos >= 8) { /* a RIFF size under 4 ends before the first chunk */
+        const unsigned char *type = b + pos;
+        const size_t n = le32(b + pos + 4);
+        const bool icc = !memcmp(type, "ICCP", 4) && !m->icc, exif = !memcmp(type, "EXIF", 4) && !m->exif;
+        if (n > end - pos - 8) {
+            if (icc || exif) {
+                vki_meta_free(m);
+                return vki_fail(e, VKIMG_E_RUNTIME, "WebP metadata: the %.4s chunk runs past the end of the data",
+                                (const char *)type);
+            }
+            break;
+        }
+        const unsigned char *d = b + pos + 8;
+        pos += 8 + n + (n & 1); /* chunks are padded to an even size */
+        /* some writers put "Exif\0\0" before the TIFF block, as in a JPEG's APP1 */
+        const size_t skip = exif && n >= 6 && !memcmp(d, "Exif\0\0", 6) ? 6 : 0;
+        if (icc && n) {
+            if (!(m->icc = dup_bytes(d, n)))
+                goto oom;
+            m->icc_len = n;
+        } else if (exif && vki_exif_byte_order(d + skip, n - skip) >= 0) {
+            if (!(m->exif = dup_bytes(d + skip, n - skip)))
+                goto oom;
+            m->exif_len = n - skip;
+        }
+        if (pos > end)
+            break;
+    }
+    m->orientation = m->exif ? vki_exif_orientation(m->exif, m->exif_len) : 1;
+    return 0;
+oom:
+    vki_meta_free(m);
+    return vki_fail(e, VKIMG_E_RUNTIME, "WebP metadata: out of memory");
+}
+
 int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
 {
     if (!m)
@@ -511,6 +560,8 @@ int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
         return vki_meta_read_png(b, len, m, e);
     if (b && len >= 2 && b[0] == 0xff && b[1] == 0xd8)
         return vki_meta_read_jpeg(b, len, m, e);
+    if (b && len >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
+        return vki_meta_read_webp(b, len, m, e);
     meta_init(m);
     return 0;
 }
@@ -539,7 +590,7 @@ int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, un
         return vki_fail(e, VKIMG_E_RUNTIME, "png metadata: the input is not a PNG");
 
     size_t exif_len = m->exif ? m->exif_len : 0, icc_len = m->icc ? m->icc_len : 0;
-    if (exif_len && tiff_le(m->exif, exif_len) < 0)
+    if (exif_len && vki_exif_byte_order(m->exif, exif_len) < 0)
         return vki_fail(e, VKIMG_E_USAGE, "png metadata: the EXIF block does not begin with a TIFF header");
     const char *name = m->icc_name[0] ? m->icc_name : ICC_DEFAULT_NAME;
     const size_t name_len = strnlen(name, sizeof m->icc_name);

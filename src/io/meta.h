@@ -1,6 +1,6 @@
 /* Image metadata carried from input to output: the ICC colour profile, the EXIF block
- * and its orientation. Read from JPEG (APP1 "Exif", APP2 "ICC_PROFILE") and PNG (iCCP,
- * eXIf); inserted into encoded PNG and JPEG files. Pure functions on bytes in memory:
+ * and its orientation. Read from JPEG (APP1 "Exif", APP2 "ICC_PROFILE"), PNG (iCCP,
+ * eXIf) and WebP (ICCP, EXIF); inserted into encoded PNG, JPEG and WebP files. Pure functions on bytes in memory:
  * no file I/O, no Vulkan, no global state (thread-safe). Errors name no file: the
  * caller adds the path.
  *
@@ -54,9 +54,12 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
  * gives icc and icc_name; the first eXIf anywhere (PNG puts no order on it: writers
  * such as libpng may put it after IDAT) gives exif. */
 int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
-/* Either of the two by the file's signature; any other file gives 0 and an empty *m. */
+/* One of the three by the file's signature; any other file gives 0 and an empty *m. */
 int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
 
+/* Byte order of a TIFF header (an EXIF block): 1 little-endian ("II", 42), 0
+ * big-endian ("MM", 42), -1 not a TIFF header (or under 8 bytes). */
+int vki_exif_byte_order(const unsigned char *t, size_t n);
 /* The orientation tag (0x0112, type SHORT, count 1) of IFD0 of a TIFF block (II or MM
  * byte order): 1..8; 1 when the block, IFD0 or the tag is absent or malformed, or the
  * value is outside 1..8. IFD0's entry count is bounded by the block's size (a count
@@ -100,6 +103,18 @@ int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, un
  * APP2 segments before SOS are dropped when m has a replacement; everything else is
  * copied as it is. */
 int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, unsigned char **out, size_t *outlen,
+                      unsigned *dropped, vkimg_err *e);
+
+/* Metadata of a WebP: the RIFF chunks up to the RIFF size walked (every
+ * length bounds-checked); the first ICCP chunk gives icc, the first EXIF chunk whose
+ * payload is a TIFF block (after an "Exif\0\0" some writers put first) gives exif.
+ * Reading policy as above. */
+int vki_meta_read_webp(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
+/* Inserts m's ICC profile (ICCP) and EXIF block (EXIF, the TIFF block as it is) into an
+ * encoded WebP through libwebpmux, which makes the extended format's VP8X chunk (its
+ * flags and canvas size) and replaces the input's own ICCP / EXIF. dropped (may be
+ * NULL) is set to 0: a WebP holds both up to 4 GiB. Errors as vki_png_add_meta's. */
+int vki_webp_add_meta(const unsigned char *webp, size_t len, const vki_meta *m, unsigned char **out, size_t *outlen,
                       unsigned *dropped, vkimg_err *e);
 
 #endif

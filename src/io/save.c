@@ -1,4 +1,4 @@
-/* Image encode: PNG (png_enc.c), JPEG (jpeg.c), NPY (npy.c), BMP/TGA/HDR
+/* Image encode: PNG (png_enc.c), JPEG (jpeg.c), WebP (webp.c), NPY (npy.c), BMP/TGA/HDR
  * through stb_image_write (stb_impl.c); written atomically (file.c). */
 #include "io/io_priv.h"
 #include "io/ktx2.h"
@@ -43,7 +43,7 @@ static void membuf_write(void *ctx, void *data, int size)
     m->n += s;
 }
 
-/* Writes an encoded PNG or JPEG of c channels (and frees it), with the ICC
+/* Writes an encoded PNG, JPEG or WebP of c channels (and frees it), with the ICC
  * profile and EXIF of meta inserted when there are any; a profile of another
  * colour space than the image's is left out (vki_icc_fits). */
 static int write_with_meta(const char *path, vkimg_file_kind k, unsigned char *buf, size_t n, int c,
@@ -61,8 +61,9 @@ static int write_with_meta(const char *path, vkimg_file_kind k, unsigned char *b
         unsigned char *out = NULL;
         size_t outlen = 0;
         vkimg_err me;
-        rc = k == VKIMG_FILE_PNG ? vki_png_add_meta(buf, n, meta, &out, &outlen, NULL, &me)
-                                 : vki_jpeg_add_meta(buf, n, meta, &out, &outlen, NULL, &me);
+        rc = k == VKIMG_FILE_PNG    ? vki_png_add_meta(buf, n, meta, &out, &outlen, NULL, &me)
+             : k == VKIMG_FILE_WEBP ? vki_webp_add_meta(buf, n, meta, &out, &outlen, NULL, &me)
+                                    : vki_jpeg_add_meta(buf, n, meta, &out, &outlen, NULL, &me);
         free(buf);
         if (rc)
             return vki_fail(e, rc, "%s: metadata: %s", path, me.msg);
@@ -124,9 +125,9 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
     int quality = o ? o->quality : 0, level = o ? o->png_level : -1;
     if (quality == 0)
         quality = VKIMG_QUALITY_DEFAULT;
-    if (k == VKIMG_FILE_JPEG && (quality < VKIMG_QUALITY_MIN || quality > VKIMG_QUALITY_MAX))
-        return vki_fail(e, VKIMG_E_USAGE, "%s: JPEG quality %d is outside %d..%d", path, quality, VKIMG_QUALITY_MIN,
-                        VKIMG_QUALITY_MAX);
+    if ((k == VKIMG_FILE_JPEG || k == VKIMG_FILE_WEBP) && (quality < VKIMG_QUALITY_MIN || quality > VKIMG_QUALITY_MAX))
+        return vki_fail(e, VKIMG_E_USAGE, "%s: %s quality %d is outside %d..%d", path, vki_kind_name(k), quality,
+                        VKIMG_QUALITY_MIN, VKIMG_QUALITY_MAX);
     if (level == -1)
         level = VKIMG_PNG_LEVEL_DEFAULT;
     if (k == VKIMG_FILE_PNG && (level < VKIMG_PNG_LEVEL_MIN || level > VKIMG_PNG_LEVEL_MAX))
@@ -150,6 +151,14 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
     if (k == VKIMG_FILE_KTX2) /* one level */
         return vki_ktx2_save(path, im, 1, e);
 
+    if (k == VKIMG_FILE_WEBP) { /* libwebp (webp.c): gray as RGB, alpha kept */
+        unsigned char *wp;
+        size_t n;
+        vkimg_err we;
+        if ((rc = vki_webp_encode(im, quality, o && o->lossless, o ? o->threads : 1, &wp, &n, &we)))
+            return vki_fail(e, rc, "%s: %s", path, we.msg);
+        return write_with_meta(path, k, wp, n, im->c <= 2 ? im->c + 2 : im->c, o ? o->meta : NULL, e);
+    }
     /* JPEG and TGA headers hold 16-bit sizes */
     const int64_t w = im->w, h = im->h;
     if ((k == VKIMG_FILE_JPEG || k == VKIMG_FILE_TGA) && (w > 65535 || h > 65535))
