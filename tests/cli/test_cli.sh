@@ -203,6 +203,19 @@ expect_rc "--quality 10" 0
 run "$VK" -i "$IN" -o o/q95.jpg -f "$P" --quality 95
 expect_rc "--quality 95" 0
 check "--quality 10 is smaller than --quality 95" [ "$(stat -c %s o/q10.jpg)" -lt "$(stat -c %s o/q95.jpg)" ]
+# WebP: lossy at --quality, --lossless the same pixels (RGBA with its alpha), and as an input
+run "$VK" -i "$IN" -o o/q10.webp -f "$P" --quality 10
+expect_rc "WebP --quality 10" 0
+run "$VK" -i "$IN" -o o/q95.webp -f "$P" --quality 95
+expect_rc "WebP --quality 95" 0
+check "WebP --quality 10 is smaller than --quality 95" [ "$(stat -c %s o/q10.webp)" -lt "$(stat -c %s o/q95.webp)" ]
+run "$VK" -i in/logo-rgba.png -o o/logo.webp -f copy --lossless
+expect_rc "WebP --lossless" 0
+check "WebP --lossless: the RGBA pixels exactly" "$VK" compare -q in/logo-rgba.png o/logo.webp
+run "$VK" -i o/logo.webp -o o/logo-webp.png -f "$P"
+expect_rc "a WebP input" 0
+run "$VK" -i in/logo-rgba.png -o o/logo-png.png -f "$P"
+check "a WebP input: the pipeline's pixels as from the PNG it holds" "$VK" compare -q o/logo-png.png o/logo-webp.png
 
 # ---------------------------------------------------------------- failures
 # fails NAME WANT OUT ARGS...: vkimg ARGS... must exit WANT with its error in one
@@ -261,6 +274,7 @@ expect_err "-oo: names it" "-oo"
 fails "--quality 0" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality 0
 fails "--quality 101" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality 101
 fails "--quality abc" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality abc
+fails "--lossless takes no value" 2 o/e.webp -i "$IN" -o o/e.webp -f "$P" --lossless=1
 fails "--max-pixels 0" 2 o/e.png -i "$IN" -o o/e.png -f "$P" --max-pixels 0
 fails "option without its value" 2 o/e.png -i "$IN" -o o/e.png -f
 fails "missing -i" 2 o/e.png -o o/e.png -f "$P"

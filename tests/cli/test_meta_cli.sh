@@ -9,7 +9,8 @@
 #   --strip           upright pixels, neither EXIF nor ICC written;
 # one file at a time and as batches (-i glob or directory, -o template), PNG
 # eXIf before and after IDAT, 16-bit PNG, JPEG outputs (also in place), and a
-# pipeline that sees the upright image. Usage: test_meta_cli.sh /path/to/vkimg /path/to/vkimg_meta_tool
+# pipeline that sees the upright image; WebP outputs (lossless and lossy) and
+# inputs (the tag read from its EXIF chunk). Usage: test_meta_cli.sh /path/to/vkimg /path/to/vkimg_meta_tool
 # Prints "test_meta_cli: N passed, N failed"; exit 1 on failure, 77 when there
 # is no Vulkan device.
 set -u
@@ -96,6 +97,37 @@ for name in j6 jbig j0; do
             auto-lossy
     else bad "$name -> JPEG: vkimg failed"; fi
 done
+# WebP: lossless outputs hold the upright pixels exactly, lossy ones nearly; both the
+# EXIF (orientation 1) and the ICC profile (ICCP, 70000 bytes for jbig) as they were
+for name in j6 jbig p5; do
+    ext=png
+    [ "${name:0:1}" = j ] && ext=jpg
+    if "$V" -q -i "$T/in/$name.$ext" -o "$T/out/$name.ll.webp" -f copy --lossless; then
+        check "$name -> lossless WebP: upright, orientation 1, EXIF/ICC kept" meta_check "$name" \
+            "$T/out/$name.ll.webp" auto
+    else bad "$name -> lossless WebP: vkimg failed"; fi
+done
+if "$V" -q -i "$T/in/j6.jpg" -o "$T/out/j6.webp" -f copy; then
+    check "j6 -> lossy WebP: upright, orientation 1, EXIF/ICC kept" meta_check j6 "$T/out/j6.webp" auto-lossy
+else bad "j6 -> lossy WebP: vkimg failed"; fi
+# ... and as inputs: the stored pixels and tag written losslessly, then read back
+# as the other inputs are (the orientation applied on load, or kept; JPEGs: a PNG's
+# profile name has no place in WebP)
+for name in j3 j6 j8; do
+    if "$V" -q -i "$T/in/$name.jpg" -o "$T/in-$name.webp" -f copy --lossless --no-auto-orient &&
+        "$V" -q -i "$T/in-$name.webp" -o "$T/out/$name.fromwebp.png" -f copy &&
+        "$V" -q -i "$T/in-$name.webp" -o "$T/out/$name.fromwebp.noauto.png" -f copy --no-auto-orient; then
+        check "$name as WebP input: upright, orientation 1, EXIF/ICC kept" meta_check "$name" \
+            "$T/out/$name.fromwebp.png" auto
+        check "$name as WebP input --no-auto-orient: stored pixels and tag" meta_check "$name" \
+            "$T/out/$name.fromwebp.noauto.png" noauto
+    else bad "$name as WebP input: vkimg failed"; fi
+done
+# a GRAY profile does not describe WebP's RGB: left out of a gray image's WebP
+if "$V" -q -i "$T/in/j9.jpg" -o "$T/out/j9.webp" -f copy; then
+    check "gray -> WebP (RGB): the GRAY profile left out" [ "$("$M" icc "$T/out/j9.webp")" = "0 -" ]
+else bad "gray -> WebP: vkimg failed"; fi
+
 # the file itself as the output (atomic replace): the tag it had is now 1
 cp "$T/in/j5.jpg" "$T/j5.copy.jpg"
 if "$V" -q -i "$T/j5.copy.jpg" -o "$T/j5.copy.jpg" -f copy; then
