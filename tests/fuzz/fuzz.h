@@ -147,14 +147,16 @@ static inline void fuzz_exif_rewrite(const vkimg_meta *m)
 static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const vkimg_meta *m, const vkimg_image *im)
 {
     bool png = len >= 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8), jpeg = len >= 2 && b[0] == 0xff && b[1] == 0xd8;
-    if (!png && !jpeg)
+    bool webp = len >= 12 && !memcmp(b, "RIFF", 4) && !memcmp(b + 8, "WEBP", 4);
+    if (!png && !jpeg && !webp)
         return;
     unsigned char *out = NULL;
     size_t outlen = 0;
     unsigned dropped = 0;
     vkimg_err e = { 0 };
-    int rc = png ? vki_png_add_meta(b, len, m, &out, &outlen, &dropped, &e)
-                 : vki_jpeg_add_meta(b, len, m, &out, &outlen, &dropped, &e);
+    int rc = png    ? vki_png_add_meta(b, len, m, &out, &outlen, &dropped, &e)
+           : webp ? vki_webp_add_meta(b, len, m, &out, &outlen, &dropped, &e)
+                  : vki_jpeg_add_meta(b, len, m, &out, &outlen, &dropped, &e);
     if (rc) {
         fuzz_check_error(rc, &e, rc == VKIMG_E_USAGE ? VKIMG_E_USAGE : VKIMG_E_RUNTIME, NULL);
         FUZZ_CHECK(out == NULL, "output left after an error");
@@ -186,10 +188,21 @@ static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const v
         vkimg_load_opts o = { .max_pixels = FUZZ_MAX_PIXELS };
         vkimg_image im2;
         vkimg_err de = { 0 };
-        FUZZ_CHECK(vkimg_load_memory(out, outlen, FUZZ_NAME, &o, &im2, &de) == 0,
-                   "the file decodes, its rewrite with metadata does not: %s", de.msg);
-        FUZZ_CHECK(fuzz_same_image(im, &im2), "the rewrite with metadata decodes to other pixels");
-        vkimg_image_free(&im2);
+        const int drc = vkimg_load_memory(out, outlen, FUZZ_NAME, &o, &im2, &de);
+        /* A WebP: libwebp 1.2.4 reads a lossless bitstream up to the end of the data, past
+         * its chunk; a corrupt one may then decode differently, or not at all, once
+         * libwebpmux has rewritten what follows it (its padding byte as 0, the metadata
+         * chunks). A valid one ends inside its chunk. Where both decode: the same size. */
+        if (!webp)
+            FUZZ_CHECK(drc == 0, "the file decodes, its rewrite with metadata does not: %s", de.msg);
+        if (drc == 0) {
+            if (webp)
+                FUZZ_CHECK(im->w == im2.w && im->h == im2.h && im->c == im2.c && im->fmt == im2.fmt,
+                           "the rewrite with metadata decodes to another size or format");
+            else
+                FUZZ_CHECK(fuzz_same_image(im, &im2), "the rewrite with metadata decodes to other pixels");
+            vkimg_image_free(&im2);
+        }
     }
     free(out);
 }

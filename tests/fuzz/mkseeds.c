@@ -1,9 +1,10 @@
 /* Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/TARGET/): small
  * valid files of every format and variant the decoders take, made with vkimg's own
- * writers (PNG, JPEG through TurboJPEG, BMP/TGA/HDR through stb_image_write, KTX2,
- * the metadata writers), giflib's encoder, or by hand (low-bit, palette and
- * interlaced PNG, palette, bit-field and RLE BMP, colour-mapped and gray TGA, PNM and PAM, PSD,
- * flat HDR); a few pipelines, PNG round-trip headers and compare command lines.
+ * writers (PNG, JPEG through TurboJPEG, WebP through libwebp, BMP/TGA/HDR through
+ * stb_image_write, KTX2, the metadata writers), libwebpmux's animation encoder,
+ * giflib's encoder, or by hand (low-bit, palette and interlaced PNG, palette,
+ * bit-field and RLE BMP, colour-mapped and gray TGA, PNM and PAM, PSD, flat HDR); a
+ * few pipelines, PNG round-trip headers and compare command lines.
  * Deterministic: the same files on every run. scripts/fuzz seeds runs it.
  *
  * usage: fuzz-mkseeds CORPUS-DIR */
@@ -23,6 +24,8 @@
 #include <sys/stat.h>
 
 #include <gif_lib.h>
+#include <webp/encode.h>
+#include <webp/mux.h>
 #include <libdeflate.h>
 #include <turbojpeg.h>
 
@@ -198,6 +201,63 @@ static void png_ours(const char *name, int w, int h, int c, vkimg_fmt fmt, int l
     put_load(name, png, n);
     free(png);
     vkimg_image_free(&im);
+}
+
+/* An image through vkimg's WebP encoder (lossy or lossless), with metadata. */
+static void webp_ours(const char *name, int w, int h, int c, int quality, bool lossless, const vkimg_meta *m)
+{
+    vkimg_image im = make_image(w, h, c, VKIMG_U8);
+    unsigned char *wp, *out;
+    size_t n, outn;
+    vkimg_err e;
+    if (vki_webp_encode(&im, quality, lossless, 1, &wp, &n, &e))
+        die("%s: %s", name, e.msg);
+    if (m) {
+        if (vki_webp_add_meta(wp, n, m, &out, &outn, NULL, &e))
+            die("%s: %s", name, e.msg);
+        free(wp);
+        wp = out;
+        n = outn;
+    }
+    put_load(name, wp, n);
+    free(wp);
+    vkimg_image_free(&im);
+}
+
+/* A two-frame animation (libwebpmux's encoder), lossless or lossy: the first frame
+ * with transparent pixels, the second opaque. */
+static void webp_anim(const char *name, int w, int h, bool lossless)
+{
+    WebPAnimEncoderOptions ao;
+    WebPConfig cfg;
+    if (!WebPAnimEncoderOptionsInit(&ao) || !WebPConfigInit(&cfg))
+        die("%s: libwebp version", name);
+    cfg.lossless = lossless;
+    WebPAnimEncoder *enc = WebPAnimEncoderNew(w, h, &ao);
+    if (!enc)
+        die("%s: WebPAnimEncoderNew", name);
+    for (int f = 0; f < 2; f++) {
+        vkimg_image im = make_image(w, h, 4, VKIMG_U8);
+        unsigned char *px = im.data;
+        for (int i = 0; i < w * h; i++)
+            px[4 * i + 3] = f ? 255 : (unsigned char)(i % 3 ? 255 : 0);
+        WebPPicture pic;
+        if (!WebPPictureInit(&pic))
+            die("%s: WebPPictureInit", name);
+        pic.width = w;
+        pic.height = h;
+        pic.use_argb = 1;
+        if (!WebPPictureImportRGBA(&pic, px, w * 4) || !WebPAnimEncoderAdd(enc, &pic, f * 100, &cfg))
+            die("%s: frame %d", name, f);
+        WebPPictureFree(&pic);
+        vkimg_image_free(&im);
+    }
+    WebPData d = { NULL, 0 };
+    if (!WebPAnimEncoderAdd(enc, NULL, 200, NULL) || !WebPAnimEncoderAssemble(enc, &d))
+        die("%s: WebPAnimEncoderAssemble", name);
+    put_load(name, d.bytes, d.size);
+    WebPDataClear(&d);
+    WebPAnimEncoderDelete(enc);
 }
 
 /* ---------------------------------------------------------------- metadata */
@@ -654,6 +714,14 @@ int main(int argc, char **argv)
     jpeg_tj("jpeg_cmyk.jpg", 8, 8, TJPF_CMYK, TJSAMP_444, 60, 0, NULL);
     jpeg_lj("jpeg_410.jpg", 19, 9, (const int[]){ 0x42, 0x11, 0x11 }, 0);
     jpeg_lj("jpeg_mixed_progressive.jpg", 17, 16, (const int[]){ 0x22, 0x12, 0x11 }, 1);
+
+    /* WebP: libwebp (lossy, lossless, alpha, metadata through libwebpmux, animations) */
+    webp_ours("webp_lossy_rgb.webp", 9, 7, 3, 75, false, NULL);
+    webp_ours("webp_lossy_rgba_meta.webp", 6, 5, 4, 50, false, &m);
+    webp_ours("webp_lossless_rgb.webp", 17, 3, 3, 90, true, NULL);
+    webp_ours("webp_lossless_rgba_meta_be.webp", 5, 4, 4, 90, true, &m_be);
+    webp_anim("webp_anim_lossless.webp", 6, 4, true);
+    webp_anim("webp_anim_lossy.webp", 5, 5, false);
 
     /* GIF: giflib */
     gif_make("gif_global.gif", 0, 8, 6, 0, 0, 8, 6, 0, 0, -1, 1);
