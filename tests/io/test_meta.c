@@ -6,6 +6,7 @@
  * segments missing or duplicated, bad CRCs and zlib streams, an iCCP zlib bomb over
  * the cap). No device. */
 #include "bbuf.h"
+#include "exif_util.h"
 #include "io/io_priv.h"
 #include "io/meta.h"
 #include "t.h"
@@ -26,115 +27,16 @@ static unsigned long long g_seed = 0x9e3779b97f4a7c15ull;
 
 /* ------------------------------------------------------------------ builders */
 
-/* TIFF writer state: byte order */
-static int g_le;
-
-static void t16(bbuf *b, unsigned v)
-{
-    if (g_le) {
-        bb_u8(b, v & 0xff);
-        bb_u8(b, v >> 8);
-    } else {
-        bb_u8(b, v >> 8);
-        bb_u8(b, v & 0xff);
-    }
-}
-
-static void t32(bbuf *b, uint32_t v)
-{
-    if (g_le) {
-        t16(b, v & 0xffff);
-        t16(b, v >> 16);
-    } else {
-        t16(b, v >> 16);
-        t16(b, v & 0xffff);
-    }
-}
-
-static void entry(bbuf *b, unsigned tag, unsigned type, uint32_t count, uint32_t value)
-{
-    t16(b, tag);
-    t16(b, type);
-    t32(b, count);
-    if (type == 3 && count == 1) { /* SHORT: left-justified in the value field */
-        t16(b, value);
-        t16(b, 0);
-    } else {
-        t32(b, value);
-    }
-}
-
-/* A hand-built EXIF TIFF block: IFD0 (Make, Orientation unless orient == 0,
- * XResolution, ResolutionUnit, Exif IFD pointer) -> IFD1 (a JPEG thumbnail by offset and
- * length), an Exif sub-IFD, data referenced by offset: every offset matters.
- * orient_type 3 = SHORT (valid). */
+/* test_meta's EXIF blocks (tests/lib/exif_util.c), their thumbnails from g_seed */
 static unsigned char *make_exif(int le, int orient, unsigned orient_type, size_t *len)
 {
-    g_le = le;
-    bbuf b = { 0 };
-    bb_put(&b, le ? "II" : "MM", 2);
-    t16(&b, 42);
-    t32(&b, 8);
-    const int n0 = orient ? 5 : 4;
-    /* layout: IFD0 at 8; then Make string (10), XRes rational (8), Exif IFD (18), IFD1
-     * (2 + 3 * 12 + 4 = 42), thumbnail (32) */
-    const uint32_t ifd0_end = 8 + 2 + 12 * (uint32_t)n0 + 4;
-    const uint32_t make_off = ifd0_end, xres_off = make_off + 10, exif_ifd = xres_off + 8, ifd1 = exif_ifd + 18,
-                   thumb = ifd1 + 42;
-    t16(&b, (unsigned)n0);
-    entry(&b, 0x010F, 2, 10, make_off);
-    if (orient)
-        entry(&b, 0x0112, orient_type, 1, (uint32_t)orient);
-    entry(&b, 0x011A, 5, 1, xres_off);
-    entry(&b, 0x0128, 3, 1, 2);
-    entry(&b, 0x8769, 4, 1, exif_ifd);
-    t32(&b, ifd1);
-    bb_put(&b, "vkimgtest", 10);
-    t32(&b, 72);
-    t32(&b, 1);
-    t16(&b, 1); /* Exif IFD: ExifVersion "0232" inline */
-    t16(&b, 0x9000);
-    t16(&b, 7);
-    t32(&b, 4);
-    bb_put(&b, "0232", 4);
-    t32(&b, 0);
-    t16(&b, 3); /* IFD1 */
-    entry(&b, 0x0103, 3, 1, 6);
-    entry(&b, 0x0201, 4, 1, thumb);
-    entry(&b, 0x0202, 4, 1, 32);
-    t32(&b, 0);
-    unsigned char th[32] = { 0xff, 0xd8 };
-    for (int i = 2; i < 30; i++)
-        th[i] = (unsigned char)t_rand(&g_seed);
-    th[30] = 0xff;
-    th[31] = 0xd9;
-    bb_put(&b, th, 32);
-    *len = b.n;
-    return b.p;
+    return t_exif_block(le, orient, orient_type, &g_seed, len);
 }
 
 /* Random bytes with a valid-looking ICC header (what fits of its 128 bytes). */
 static unsigned char *make_icc(size_t n)
 {
-    unsigned char *p = malloc(n ? n : 1);
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)t_rand(&g_seed);
-    unsigned char h[128] = { 0 };
-    h[0] = (unsigned char)(n >> 24), h[1] = (unsigned char)(n >> 16), h[2] = (unsigned char)(n >> 8),
-    h[3] = (unsigned char)n;
-    memcpy(h + 4, "vkim", 4);
-    h[8] = 4, h[9] = 0x30;
-    memcpy(h + 12, "mntr", 4);
-    memcpy(h + 16, "RGB ", 4);
-    memcpy(h + 20, "XYZ ", 4);
-    h[24] = 0x07, h[25] = 0xe9, h[27] = 1, h[29] = 1;
-    memcpy(h + 36, "acsp", 4);
-    memcpy(h + 40, "APPL", 4);
-    h[68] = 0, h[69] = 0, h[70] = 0xf6, h[71] = 0xd6; /* D50 illuminant */
-    h[72] = 0, h[73] = 1, h[74] = 0, h[75] = 0;
-    h[76] = 0, h[77] = 0, h[78] = 0xd3, h[79] = 0x2d;
-    memcpy(p, h, n < 128 ? n : 128);
-    return p;
+    return t_icc_profile(n, "RGB ", &g_seed);
 }
 
 static void fill_random(vkimg_image *im)
@@ -388,9 +290,8 @@ static void test_orientation(void)
         static const uint32_t offs[] = { 0xfffffff0u, 0x80000000u, 4, 0, 7 };
         for (size_t i = 0; i < VKI_ARRAY_LEN(offs); i++) {
             x = make_exif(le, 6, 3, &n);
-            g_le = le;
             bbuf b = { 0 };
-            t32(&b, offs[i]);
+            (le ? bb_le32 : bb_be32)(&b, offs[i]);
             memcpy(x + 4, b.p, 4);
             free(b.p);
             CHECK(vki_exif_orientation(x, n) == 1, "IFD0 offset 0x%x -> 1", offs[i]);

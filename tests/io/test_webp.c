@@ -36,6 +36,7 @@
  *    image's GRAY profile left out: the file is RGB), the default quality, bad
  *    qualities, 16383 pixels a side and 16384 refused, u16 images refused. */
 #include "bbuf.h"
+#include "exif_util.h"
 #include "core/util.h"
 #include "io/io_priv.h"
 #include "io/meta.h"
@@ -377,106 +378,17 @@ static void t_done_cb(void *user) { ((alloc_log *)user)->done++; }
 
 /* ------------------------------------------------------------------ EXIF and ICC (as test_meta.c's) */
 
-static int g_le; /* TIFF writer state: byte order */
-
-static void t16(bbuf *b, unsigned v)
-{
-    if (g_le) {
-        bb_u8(b, v & 0xff);
-        bb_u8(b, v >> 8);
-    } else {
-        bb_u8(b, v >> 8);
-        bb_u8(b, v & 0xff);
-    }
-}
-
-static void t32(bbuf *b, uint32_t v)
-{
-    if (g_le) {
-        t16(b, v & 0xffff);
-        t16(b, v >> 16);
-    } else {
-        t16(b, v >> 16);
-        t16(b, v & 0xffff);
-    }
-}
-
-static void entry(bbuf *b, unsigned tag, unsigned type, uint32_t count, uint32_t value)
-{
-    t16(b, tag);
-    t16(b, type);
-    t32(b, count);
-    if (type == 3 && count == 1) { /* SHORT: left-justified in the value field */
-        t16(b, value);
-        t16(b, 0);
-    } else {
-        t32(b, value);
-    }
-}
-
-/* A hand-built EXIF TIFF block: IFD0 (Make, Orientation, XResolution, ResolutionUnit,
- * Exif IFD pointer) -> IFD1 (a JPEG thumbnail by offset and length), an Exif sub-IFD,
- * data referenced by offset. */
+/* test_meta's EXIF blocks (tests/lib/exif_util.c): the orientation tag a SHORT */
 static unsigned char *make_exif(int le, int orient, size_t *len)
 {
-    g_le = le;
-    bbuf b = { 0 };
-    bb_put(&b, le ? "II" : "MM", 2);
-    t16(&b, 42);
-    t32(&b, 8);
-    const int n0 = 5;
-    const uint32_t ifd0_end = 8 + 2 + 12 * (uint32_t)n0 + 4;
-    const uint32_t make_off = ifd0_end, xres_off = make_off + 10, exif_ifd = xres_off + 8, ifd1 = exif_ifd + 18,
-                   thumb = ifd1 + 42;
-    t16(&b, (unsigned)n0);
-    entry(&b, 0x010F, 2, 10, make_off);
-    entry(&b, 0x0112, 3, 1, (uint32_t)orient);
-    entry(&b, 0x011A, 5, 1, xres_off);
-    entry(&b, 0x0128, 3, 1, 2);
-    entry(&b, 0x8769, 4, 1, exif_ifd);
-    t32(&b, ifd1);
-    bb_put(&b, "vkimgtest", 10);
-    t32(&b, 72);
-    t32(&b, 1);
-    t16(&b, 1); /* Exif IFD: ExifVersion "0232" inline */
-    t16(&b, 0x9000);
-    t16(&b, 7);
-    t32(&b, 4);
-    bb_put(&b, "0232", 4);
-    t32(&b, 0);
-    t16(&b, 3); /* IFD1 */
-    entry(&b, 0x0103, 3, 1, 6);
-    entry(&b, 0x0201, 4, 1, thumb);
-    entry(&b, 0x0202, 4, 1, 32);
-    t32(&b, 0);
-    unsigned char th[32] = { 0xff, 0xd8 };
-    for (int i = 2; i < 30; i++)
-        th[i] = (unsigned char)t_rand(&g_seed);
-    th[30] = 0xff;
-    th[31] = 0xd9;
-    bb_put(&b, th, 32);
-    *len = b.n;
-    return b.p;
+    return t_exif_block(le, orient, 3, &g_seed, len);
 }
 
 /* Random bytes with a valid-looking ICC header (what fits of its 128 bytes) of
  * colour space cs ("RGB " or "GRAY"). */
 static unsigned char *make_icc(size_t n, const char *cs)
 {
-    unsigned char *p = malloc(n ? n : 1);
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)t_rand(&g_seed);
-    unsigned char h[128] = { 0 };
-    h[0] = (unsigned char)(n >> 24), h[1] = (unsigned char)(n >> 16), h[2] = (unsigned char)(n >> 8),
-    h[3] = (unsigned char)n;
-    memcpy(h + 4, "vkim", 4);
-    h[8] = 4, h[9] = 0x30;
-    memcpy(h + 12, "mntr", 4);
-    memcpy(h + 16, cs, 4);
-    memcpy(h + 20, "XYZ ", 4);
-    memcpy(h + 36, "acsp", 4);
-    memcpy(p, h, n < 128 ? n : 128);
-    return p;
+    return t_icc_profile(n, cs, &g_seed);
 }
 
 /* ------------------------------------------------------------------ animations */
