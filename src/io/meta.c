@@ -3,6 +3,7 @@
  * policy. Every length read from a file is checked against the bytes that are there
  * before it is used; nothing is allocated beyond what the file backs, except the
  * inflated iCCP profile (PNG does not store its size), capped at VKI_ICC_MAX. */
+#include "io/io_priv.h"
 #include "io/meta.h"
 #include "core/util.h"
 
@@ -503,11 +504,6 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
 
 /* ------------------------------------------------------------------ WebP */
 
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 int vki_meta_read_webp(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
 {
     if (!m)
@@ -516,10 +512,10 @@ int vki_meta_read_webp(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
     if (!b || len < 12 || memcmp(b, "RIFF", 4) || memcmp(b + 8, "WEBP", 4))
         return vki_fail(e, VKIMG_E_RUNTIME, "WebP metadata: not a WebP file");
     /* the chunks inside the RIFF size (or the buffer, where it says more) */
-    size_t end = (size_t)le32(b + 4) + 8 < len ? (size_t)le32(b + 4) + 8 : len, pos = 12;
+    size_t end = (size_t)vki_rd32le(b + 4) + 8 < len ? (size_t)vki_rd32le(b + 4) + 8 : len, pos = 12;
     while (end >= pos && end - pos >= 8) { /* a RIFF size under 4 ends before the first chunk */
         const unsigned char *type = b + pos;
-        const size_t n = le32(b + pos + 4);
+        const size_t n = vki_rd32le(b + pos + 4);
         const bool icc = !memcmp(type, "ICCP", 4) && !m->icc, exif = !memcmp(type, "EXIF", 4) && !m->exif;
         if (n > end - pos - 8) {
             if (icc || exif) {

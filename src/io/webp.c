@@ -78,11 +78,6 @@ static int decode_anim(const unsigned char *b, size_t len, const char *name, con
     return rc;
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* A still image's chunks, walked before anything is allocated: 0 with *alpha set
  * where its bitstream chunk (VP8 or VP8L) lies whole inside the data, -1 where the
  * data ends first or holds none (truncated: libwebp would say so only after the
@@ -93,12 +88,12 @@ static uint32_t le32(const unsigned char *p)
  * RGB once its metadata is rewritten. */
 static int still_chunks(const unsigned char *b, size_t len, bool *alpha)
 {
-    if ((uint64_t)le32(b + 4) + 8 > len) /* the RIFF runs past the data */
+    if ((uint64_t)vki_rd32le(b + 4) + 8 > len) /* the RIFF runs past the data */
         return -1;
     bool alph = false;
     for (size_t pos = 12; len - pos >= 8;) {
         const unsigned char *t = b + pos;
-        const size_t n = le32(b + pos + 4);
+        const size_t n = vki_rd32le(b + pos + 4);
         if (n > len - pos - 8)
             return -1;
         if (!memcmp(t, "VP8 ", 4)) {
@@ -106,7 +101,7 @@ static int still_chunks(const unsigned char *b, size_t len, bool *alpha)
             return 0;
         }
         if (!memcmp(t, "VP8L", 4)) {
-            *alpha = n >= 5 && (le32(b + pos + 9) >> 28 & 1);
+            *alpha = n >= 5 && (vki_rd32le(b + pos + 9) >> 28 & 1);
             return 0;
         }
         if (!memcmp(t, "ALPH", 4))
