@@ -183,22 +183,34 @@ static void png_hand(const char *name, int w, int h, int ct, int bd, int interla
     free(b.p);
 }
 
+/* A load seed: the file, with m's ICC profile and EXIF added by its format's writer
+ * where m is given. */
+typedef int (*add_meta_fn)(const unsigned char *f, size_t n, const vkimg_meta *m, unsigned char **out, size_t *outn,
+                           unsigned *dropped, vkimg_err *e);
+static void put_load_meta(const char *name, const unsigned char *f, size_t n, const vkimg_meta *m, add_meta_fn add)
+{
+    if (!m) {
+        put_load(name, f, n);
+        return;
+    }
+    unsigned char *out;
+    size_t outn;
+    vkimg_err e;
+    if (add(f, n, m, &out, &outn, NULL, &e))
+        die("%s: %s", name, e.msg);
+    put_load(name, out, outn);
+    free(out);
+}
+
 static void png_ours(const char *name, int w, int h, int c, vkimg_fmt fmt, int level, const vkimg_meta *m)
 {
     vkimg_image im = make_image(w, h, c, fmt);
-    unsigned char *png, *out;
-    size_t n, outn;
+    unsigned char *png;
+    size_t n;
     vkimg_err e;
     if (vki_png_encode(&im, level, &png, &n, &e))
         die("%s: %s", name, e.msg);
-    if (m) {
-        if (vki_png_add_meta(png, n, m, &out, &outn, NULL, &e))
-            die("%s: %s", name, e.msg);
-        free(png);
-        png = out;
-        n = outn;
-    }
-    put_load(name, png, n);
+    put_load_meta(name, png, n, m, vki_png_add_meta);
     free(png);
     vkimg_image_free(&im);
 }
@@ -207,19 +219,12 @@ static void png_ours(const char *name, int w, int h, int c, vkimg_fmt fmt, int l
 static void webp_ours(const char *name, int w, int h, int c, int quality, bool lossless, const vkimg_meta *m)
 {
     vkimg_image im = make_image(w, h, c, VKIMG_U8);
-    unsigned char *wp, *out;
-    size_t n, outn;
+    unsigned char *wp;
+    size_t n;
     vkimg_err e;
     if (vki_webp_encode(&im, quality, lossless, 1, &wp, &n, &e))
         die("%s: %s", name, e.msg);
-    if (m) {
-        if (vki_webp_add_meta(wp, n, m, &out, &outn, NULL, &e))
-            die("%s: %s", name, e.msg);
-        free(wp);
-        wp = out;
-        n = outn;
-    }
-    put_load(name, wp, n);
+    put_load_meta(name, wp, n, m, vki_webp_add_meta);
     free(wp);
     vkimg_image_free(&im);
 }
@@ -300,17 +305,7 @@ static void jpeg_tj(const char *name, int w, int h, int pf, int subsamp, int qua
     unsigned long n = 0;
     if (!t || tjCompress2(t, px, w, 0, h, pf, &jpg, &n, subsamp, quality, flags))
         die("%s: %s", name, tjGetErrorStr2(t));
-    if (m) {
-        unsigned char *out;
-        size_t outn;
-        vkimg_err e;
-        if (vki_jpeg_add_meta(jpg, n, m, &out, &outn, NULL, &e))
-            die("%s: %s", name, e.msg);
-        put_load(name, out, outn);
-        free(out);
-    } else {
-        put_load(name, jpg, n);
-    }
+    put_load_meta(name, jpg, n, m, vki_jpeg_add_meta);
     tjFree(jpg);
     tjDestroy(t);
     free(px);
