@@ -226,5 +226,7 @@ const char *vki_npy_descr(vkimg_fmt f);
  * thread. *out is malloc()ed. Errors name no file: the caller adds the path. */
 int vki_webp_encode(const vkimg_image *im, int quality, bool lossless, int threads, unsigned char **out,
                     size_t *outlen, vkimg_err *e);
+/* The channels a WebP of a c-channel image holds: gray as RGB, gray + alpha as RGBA. */
+static inline int vki_webp_channels(int c) { return c <= 2 ? c + 2 : c; }
 
 #endif

@@ -157,7 +157,7 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
         vkimg_err we;
         if ((rc = vki_webp_encode(im, quality, o && o->lossless, o ? o->threads : 1, &wp, &n, &we)))
             return vki_fail(e, rc, "%s: %s", path, we.msg);
-        return write_with_meta(path, k, wp, n, im->c <= 2 ? im->c + 2 : im->c, o ? o->meta : NULL, e);
+        return write_with_meta(path, k, wp, n, vki_webp_channels(im->c), o ? o->meta : NULL, e);
     }
     /* JPEG and TGA headers hold 16-bit sizes */
     const int64_t w = im->w, h = im->h;

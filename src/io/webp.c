@@ -208,7 +208,7 @@ int vki_webp_encode(const vkimg_image *im, int quality, bool lossless, int threa
         return vki_fail(e, VKIMG_E_RUNTIME, "webp: invalid encoder settings");
 
     /* gray as RGB, gray + alpha as RGBA (WebP holds no gray) */
-    const int c = im->c <= 2 ? im->c + 2 : im->c;
+    const int c = vki_webp_channels(im->c);
     const size_t np = (size_t)im->w * (size_t)im->h;
     const unsigned char *src = im->data;
     unsigned char *wide = NULL;
