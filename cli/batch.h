@@ -27,7 +27,7 @@ typedef struct batch_cfg {
     cli_common common;
     bool skip_existing, fail_fast, progress;
     bool auto_orient; /* apply the EXIF orientation on load (the written tag then says 1) */
-    bool keep_meta;   /* write the input's ICC profile and EXIF into PNG, JPEG and WebP outputs */
+    bool keep_meta;   /* write the input's ICC profile and EXIF into PNG, JPEG and WebP outputs (TIFF: the profile) */
     int threads;      /* decode/encode workers */
     int gpu_inflight; /* images on a device at once */
     const char *trace; /* --trace FILE: a timeline of the batch (trace.h); NULL: none */

@@ -38,8 +38,8 @@ void sv_free(strvec *s)
 }
 
 /* The extensions a directory scan takes (the formats vkimg reads). */
-static const char *const IMAGE_EXTS[] = { "png", "jpg", "jpeg", "webp", "bmp", "tga", "psd", "gif", "hdr",
-                                          "pic", "pnm", "ppm", "pgm", "pbm", "pam", NULL };
+static const char *const IMAGE_EXTS[] = { "png", "jpg", "jpeg", "webp", "tif", "tiff", "bmp", "tga", "psd",
+                                          "gif", "hdr", "pic", "pnm", "ppm", "pgm", "pbm", "pam", NULL };
 
 static const char *ext_of(const char *path)
 {

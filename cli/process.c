@@ -19,18 +19,18 @@
 enum {
     O_INPUT, O_OUTPUT, O_FILTER, O_FILTER_FILE, O_QUALITY, O_PNG_LEVEL, O_MAX_PIXELS, O_RECURSIVE, O_THREADS,
     O_MAX_INFLIGHT, O_GPU_INFLIGHT, O_SKIP_EXISTING, O_FAIL_FAST, O_PROGRESS, O_NO_PROGRESS, O_SHARD, O_NO_AUTO_ORIENT, O_JPEG_STAGES,
-    O_STRIP, O_TRACE, O_FILE_TIMEOUT, O_LOSSLESS,
+    O_STRIP, O_TRACE, O_FILE_TIMEOUT, O_LOSSLESS, O_TIFF_COMPRESSION,
 };
 
 #define MAX_PIPELINE_FILE (1u << 20) /* bytes of a -F file */
 
 static const cli_opt process_opts[] = {
     { "--input", "-i", CLI_STR, "IN",
-      "input image (PNG, JPEG, WebP, GIF, BMP, TGA, PSD, HDR, PNM), a quoted glob, a directory, @LIST or '-' "
+      "input image (PNG, JPEG, WebP, TIFF, GIF, BMP, TGA, PSD, HDR, PNM), a quoted glob, a directory, @LIST or '-' "
       "(paths on stdin); may be given several times",
       .id = O_INPUT },
     { "--output", "-o", CLI_STR, "OUT",
-      "output image (the extension picks the format: .png .jpg .webp .bmp .tga .hdr .npy .ktx2; may equal the input), "
+      "output image (the extension picks the format: .png .jpg .webp .tif .bmp .tga .hdr .npy .ktx2; may equal the input), "
       "or for several inputs a directory DIR/ or a template such as 'out/{stem}_small.{ext}' "
       "({dir} {name} {stem} {ext} {index})",
       .id = O_OUTPUT },
@@ -42,6 +42,9 @@ static const cli_opt process_opts[] = {
       VKIMG_QUALITY_MAX, .id = O_QUALITY },
     { "--lossless", NULL, CLI_FLAG, NULL, "WebP: lossless (the same pixels back) instead of lossy at --quality",
       .id = O_LOSSLESS },
+    { "--tiff-compression", NULL, CLI_STR, "METHOD",
+      "TIFF outputs: deflate (default: Deflate with a predictor, lossless) or none (the samples as they are)",
+      .id = O_TIFF_COMPRESSION },
     { "--png-level", NULL, CLI_INT, "N", "PNG compression level 0..12 (default 3)", VKIMG_PNG_LEVEL_MIN,
       VKIMG_PNG_LEVEL_MAX, .id = O_PNG_LEVEL },
     { "--max-pixels", NULL, CLI_INT, "N", "refuse inputs with more pixels (default 268435456)", 1, 1L << 40,
@@ -61,7 +64,7 @@ static const cli_opt process_opts[] = {
     { "--no-auto-orient", NULL, CLI_FLAG, NULL,
       "keep the stored pixels: don't apply the EXIF orientation (by default it is applied on load and the written "
       "tag says 1)", .id = O_NO_AUTO_ORIENT },
-    { "--strip", NULL, CLI_FLAG, NULL, "write no ICC profile or EXIF (by default PNG, JPEG and WebP outputs keep the input's)",
+    { "--strip", NULL, CLI_FLAG, NULL, "write no ICC profile or EXIF (by default PNG, JPEG and WebP outputs keep the input's, TIFF outputs its ICC profile)",
       .id = O_STRIP },
     { "--jpeg-stages", NULL, CLI_STR, "WHERE",
       "where JPEG's stages run: host (libjpeg-turbo does all), transforms (the device does IDCT, upsampling and "
@@ -83,7 +86,7 @@ typedef struct args {
     const char *out, *ftext, *ffile, *trace;
     long quality, level, max_pixels, threads, inflight, gpu_inflight;
     double file_timeout;
-    bool recursive, skip_existing, fail_fast, no_auto_orient, strip, lossless;
+    bool recursive, skip_existing, fail_fast, no_auto_orient, strip, lossless, tiff_none;
     int progress; /* -1 auto */
     int jpeg_stages;
     unsigned shard_k, shard_n;
@@ -112,6 +115,12 @@ static int on_arg(void *user, int id, const cli_value *v)
     case O_NO_AUTO_ORIENT: a->no_auto_orient = true; break;
     case O_STRIP: a->strip = true; break;
     case O_LOSSLESS: a->lossless = true; break;
+    case O_TIFF_COMPRESSION:
+        if (!strcmp(v->str, "none") || !strcmp(v->str, "deflate"))
+            a->tiff_none = !strcmp(v->str, "none");
+        else
+            return cli_error(CLI_EXIT_USAGE, "--tiff-compression '%s': expected deflate or none", v->str);
+        break;
     case O_TRACE: a->trace = v->str; break;
     case O_JPEG_STAGES:
         if (!strcmp(v->str, "auto"))
@@ -315,7 +324,8 @@ static int run(int argc, char **argv)
     batch_cfg cfg = {
         .p = p,
         .lo = { .max_pixels = (uint64_t)a.max_pixels },
-        .so = { .quality = (int)a.quality, .png_level = (int)a.level, .lossless = a.lossless },
+        .so = { .quality = (int)a.quality, .png_level = (int)a.level, .lossless = a.lossless,
+                .tiff_uncompressed = a.tiff_none },
         .common = common,
         .skip_existing = a.skip_existing,
         .auto_orient = !a.no_auto_orient,

@@ -117,7 +117,8 @@ VKIMG_API int vkimg_image_expand_palette(const vkimg_image *idx, const uint32_t 
 /* The metadata vkimg carries from an input file to its output: the ICC colour
  * profile and the EXIF block, byte for byte, and the EXIF orientation. Read from
  * JPEG (APP1 Exif, APP2 ICC_PROFILE), PNG (iCCP, eXIf) and WebP (ICCP, EXIF);
- * written into PNG, JPEG and WebP outputs. */
+ * written into PNG, JPEG and WebP outputs. TIFF files give their ICC profile (tag
+ * 34675) and orientation (tag 274), and TIFF outputs keep the ICC profile. */
 typedef struct vkimg_meta {
     unsigned char *icc;  /* the ICC profile as embedded (NULL: none); malloc()ed */
     size_t icc_len;
@@ -142,7 +143,7 @@ typedef struct vkimg_load_opts {
     void (*min_size)(void *user, int w, int h, int orientation, int *min_w, int *min_h);
     /* Where the pixels go (optional; e.g. vkimg_image_alloc_device, so that they are
      * decoded straight into memory the device reads). Called once with the
-     * decoded size; PNG, JPEG and WebP (but an animation's frame) decode into it,
+     * decoded size; PNG, JPEG, WebP (but an animation's frame) and TIFF decode into it,
      * other formats are decoded and copied into it. Return 0, or VKIMG_E_* with e filled (the load fails), or
      * 1 to decline (an ordinary allocation is made instead). */
     int (*alloc)(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e);
@@ -173,7 +174,7 @@ typedef struct vkimg_load_opts {
     bool drop_opaque_alpha;
 } vkimg_load_opts;
 
-/* Loads an image file: PNG, JPEG, WebP (first frame), GIF (first frame), BMP, TGA, PSD (composite),
+/* Loads an image file: PNG, JPEG, WebP (first frame), TIFF (first page), GIF (first frame), BMP, TGA, PSD (composite),
  * HDR, PNM (the README lists them and which code decodes each). The format is
  * found from the file's first bytes and exactly one decoder reads it: a file that
  * decoder refuses (corrupt, truncated, unsupported variant) is an error, never
@@ -188,7 +189,8 @@ VKIMG_API int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image
 VKIMG_API int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg_load_opts *o,
                                 vkimg_image *out, vkimg_err *e);
 /* vkimg_load, with the file's metadata in *meta (free it with vkimg_meta_free):
- * ICC profile, EXIF block and orientation of JPEG, PNG and WebP files; empty for other
+ * ICC profile, EXIF block and orientation of JPEG, PNG and WebP files (of a TIFF its ICC
+ * profile and orientation); empty for other
  * formats, and where the metadata is malformed (the image still loads). The
  * pixels are as stored: apply meta->orientation with vkimg_run_opts.orientation. */
 VKIMG_API int vkimg_load_meta(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_meta *meta,
@@ -209,7 +211,8 @@ typedef struct vkimg_save_opts {
     int quality;   /* JPEG and WebP (lossy) VKIMG_QUALITY_MIN..MAX, 0 = VKIMG_QUALITY_DEFAULT */
     int png_level; /* VKIMG_PNG_LEVEL_MIN..MAX (libdeflate), -1 = VKIMG_PNG_LEVEL_DEFAULT */
     const vkimg_meta *meta; /* optional: ICC profile and EXIF written into PNG, JPEG and WebP
-                               outputs (other formats can't hold them: left out) */
+                               outputs, the ICC profile into TIFF ones (other formats can't
+                               hold them: left out) */
     bool png_palette; /* an 8-bit RGB or RGBA image of at most 256 colours is written as a palette
                          PNG (lossless: it reads back as the same pixels and channels; a quarter
                          of the data to compress); vkimg compare's difference images */
@@ -217,10 +220,11 @@ typedef struct vkimg_save_opts {
                                 (each r | g << 8 | b << 16 | a << 24; e.g. vkimg_compare_palette();
                                 any other channels are ignored): PNG writes a palette image that
                                 reads back as RGBA, the other formats the RGBA pixels */
-    int threads; /* PNG: threads that may compress a large image (its bands of rows are
+    int threads; /* PNG, TIFF: threads that may compress a large image (its bands of rows are
                     fixed by its size, so the file is the same for any count);
                     0 or 1: the calling thread only */
     bool lossless; /* WebP: lossless (the same pixels back) instead of lossy at `quality` */
+    bool tiff_uncompressed; /* TIFF: the samples as they are, instead of Deflate with a predictor */
 } vkimg_save_opts;
 
 typedef enum vkimg_file_kind {
@@ -229,6 +233,7 @@ typedef enum vkimg_file_kind {
     VKIMG_FILE_NPY,
     VKIMG_FILE_KTX2, /* written only: a texture with its mip levels (vkimg_save_levels) */
     VKIMG_FILE_WEBP,
+    VKIMG_FILE_TIFF,
 } vkimg_file_kind;
 
 /* Output kind from the path's extension (case-insensitive). */

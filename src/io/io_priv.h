@@ -154,6 +154,35 @@ int vki_hdr_decode(const unsigned char *b, size_t len, const char *name, uint64_
 int vki_psd_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                    vkimg_err *e);
 
+/* TIFF (tiff.c): the first image (IFD) of a classic TIFF or BigTIFF file, either byte
+ * order: strips or tiles, chunky or planar; uncompressed, LZW, Deflate or PackBits,
+ * predictors 2 and 3; 1/2/4/8/16-bit unsigned or 32-bit float samples of gray
+ * (MinIsBlack, MinIsWhite), RGB, palette or CMYK, with an alpha extra sample
+ * (associated alpha un-premultiplied). 1, 2, 4 and 8-bit samples give U8, 16-bit
+ * U16, floats F32. */
+int vki_tiff_decode(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
+                    vkimg_err *e);
+/* vki_tiff_decode into the load options' allocator's memory (o may be NULL): gray or
+ * RGB files of 8, 16-bit or float samples, chunky, decode their strips straight into it. */
+int vki_tiff_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
+                         const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
+/* A tag of a TIFF's first IFD (meta.c: the orientation and the ICC profile): its
+ * type, count and the offset of its values (inside the file), and the byte order. */
+typedef struct vki_tiff_field {
+    unsigned type;
+    uint64_t count;
+    size_t off;
+    bool le;
+} vki_tiff_field;
+/* 1 with *f filled, 0 where IFD0 has no such tag, -1 where the file is not a TIFF
+ * or the tag's values lie outside it. */
+int vki_tiff_field_find(const unsigned char *b, size_t len, unsigned tag, vki_tiff_field *f);
+
+/* PackBits (PSD, TIFF): unpacks b[*pos..len) into n bytes at dst, every step
+ * bytes; 0 (*pos past the data used), 1 when the data end first, 2 when a run
+ * goes past the n bytes. */
+int vki_unpack_bits(const unsigned char *b, size_t len, size_t *pos, unsigned char *dst, size_t n, size_t step);
+
 /* ---- byte readers for the decoders (the caller has checked the bounds) */
 static inline uint32_t vki_rd16le(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static inline uint32_t vki_rd32le(const unsigned char *p)
@@ -218,6 +247,21 @@ int vki_npy_save(const char *path, const char *descr, int ndim, const size_t *sh
 /* The NumPy type string of a sample format in host byte order ("|u1", "<u2", "<f2",
  * "<f4", "<u4", "<u8" on little-endian hosts), NULL for an unknown format. */
 const char *vki_npy_descr(vkimg_fmt f);
+
+/* Encodes a U8, U16 or F32 image of 1-4 channels as a little-endian TIFF (tiff.c):
+ * strips of about 256 KiB, Deflate with predictor 2 (integers) or 3 (floats) (or, with
+ * deflate false, uncompressed: vki_tiff_encode_ex), alpha
+ * as an unassociated extra sample, the ICC profile (icc_len 0: none) as tag 34675;
+ * the strips compressed on up to `threads` threads (the same file for any count).
+ * *out is malloc()ed. Errors name no file: the caller adds the path. */
+int vki_tiff_encode_ex(const vkimg_image *im, const unsigned char *icc, size_t icc_len, bool deflate, int threads,
+                       unsigned char **out, size_t *outlen, vkimg_err *e);
+int vki_tiff_encode(const vkimg_image *im, const unsigned char *icc, size_t icc_len, unsigned char **out,
+                    size_t *outlen, vkimg_err *e);
+/* The same written to path atomically (vki_write_atomic_v) without joining it first:
+ * an uncompressed file's pixel data is written from im as it is. Errors name path. */
+int vki_tiff_save(const char *path, const vkimg_image *im, const unsigned char *icc, size_t icc_len, bool deflate,
+                  int threads, vkimg_err *e);
 
 /* Encodes a U8 image as WebP (webp.c): lossy at quality 1..100, or lossless (the same
  * pixels back, the colour under alpha 0 too; an alpha all 255 is not kept: libwebp

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#define EXT_HINT "(use .png .jpg .webp .bmp .tga .hdr .npy .ktx2)"
+#define EXT_HINT "(use .png .jpg .webp .tif .bmp .tga .hdr .npy .ktx2)"
 
 
 /* The extension (without the dot) of path's last component, or NULL. */
@@ -29,7 +29,7 @@ vkimg_file_kind vkimg_file_kind_of(const char *path)
     } kinds[] = {
         { "png", VKIMG_FILE_PNG }, { "jpg", VKIMG_FILE_JPEG }, { "jpeg", VKIMG_FILE_JPEG }, { "bmp", VKIMG_FILE_BMP },
         { "tga", VKIMG_FILE_TGA }, { "hdr", VKIMG_FILE_HDR },  { "npy", VKIMG_FILE_NPY }, { "ktx2", VKIMG_FILE_KTX2 },
-        { "webp", VKIMG_FILE_WEBP },
+        { "webp", VKIMG_FILE_WEBP }, { "tif", VKIMG_FILE_TIFF }, { "tiff", VKIMG_FILE_TIFF },
     };
     for (size_t i = 0; i < VKI_ARRAY_LEN(kinds); i++)
         if (strlen(x) == strlen(kinds[i].ext) && !vki_strncasecmp(x, kinds[i].ext, strlen(x)))
@@ -46,6 +46,7 @@ vkimg_fmt vkimg_file_fmt(vkimg_file_kind k, vkimg_fmt data_fmt)
     case VKIMG_FILE_BMP:
     case VKIMG_FILE_TGA: return VKIMG_U8;
     case VKIMG_FILE_HDR: return VKIMG_F32;
+    case VKIMG_FILE_TIFF: return data_fmt == VKIMG_U8 || data_fmt == VKIMG_U16 ? data_fmt : VKIMG_F32;
     case VKIMG_FILE_KTX2: return data_fmt == VKIMG_U8 || data_fmt == VKIMG_U16 ? data_fmt : VKIMG_F32;
     case VKIMG_FILE_NPY:
     case VKIMG_FILE_UNKNOWN: break;
@@ -64,6 +65,7 @@ const char *vki_kind_name(vkimg_file_kind k)
     case VKIMG_FILE_NPY: return "NPY";
     case VKIMG_FILE_KTX2: return "KTX2";
     case VKIMG_FILE_WEBP: return "WebP";
+    case VKIMG_FILE_TIFF: return "TIFF";
     case VKIMG_FILE_UNKNOWN: break;
     }
     return "unknown";

@@ -6,6 +6,7 @@
  *   JPEG  jpeg.c     (TurboJPEG)
  *   GIF   gif.c      (giflib)
  *   WebP  webp.c     (libwebp)
+ *   TIFF  tiff.c     (ours; libdeflate for Deflate)
  *   BMP   bmp.c      TGA  tga.c      PNM  pnm.c      HDR  hdr.c      PSD  psd.c
  *
  * There is no second decoder to fall back to: a file its decoder refuses is an
@@ -29,7 +30,7 @@
 #include <unistd.h>
 
 
-#define FORMAT_LIST "PNG, JPEG, WebP, GIF, BMP, TGA, PSD, HDR, PNM"
+#define FORMAT_LIST "PNG, JPEG, WebP, TIFF, GIF, BMP, TGA, PSD, HDR, PNM"
 
 typedef int (*decode_fn)(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels, vkimg_image *out,
                          vkimg_err *e);
@@ -45,6 +46,9 @@ static decode_fn detect(const unsigned char *b, size_t n, const char **what)
         return vki_jpeg_decode;
     if (n >= 12 && !memcmp(b, "RIFF", 4) && !memcmp(b + 8, "WEBP", 4))
         return vki_webp_decode;
+    if (n >= 4 && (!memcmp(b, "II*\0", 4) || !memcmp(b, "MM\0*", 4) || !memcmp(b, "II+\0", 4) ||
+                   !memcmp(b, "MM\0+", 4))) /* classic TIFF, BigTIFF */
+        return vki_tiff_decode;
     if (n >= 4 && !memcmp(b, "GIF8", 4))
         return vki_gif_decode;
     if (n >= 2 && b[0] == 'B' && b[1] == 'M')
@@ -87,12 +91,13 @@ int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg
         return what ? vki_fail(e, VKIMG_E_RUNTIME, "%s: %s", name, what)
                     : vki_fail(e, VKIMG_E_RUNTIME, "%s: not a supported image (" FORMAT_LIST ")", name);
     /* PNG and JPEG take the options (shrink-on-load, the caller's memory, alpha left
-     * out), WebP the caller's memory */
+     * out), WebP and TIFF the caller's memory */
     const bool opts = o && (o->min_size || o->alloc || o->input_done || o->jpeg_coded || o->drop_opaque_alpha);
     bool released = false; /* o->input_done called (PNG: before the rows are unfiltered) */
     int rc = opts && dec == vki_jpeg_decode  ? vki_jpeg_decode_opts(b, len, name, max_pixels, o, out, e)
            : opts && dec == vki_png_decode ? vki_png_decode_opts(b, len, name, max_pixels, o, out, &released, e)
            : opts && dec == vki_webp_decode ? vki_webp_decode_opts(b, len, name, max_pixels, o, out, e)
+           : opts && dec == vki_tiff_decode ? vki_tiff_decode_opts(b, len, name, max_pixels, o, out, e)
                                              : dec(b, len, name, max_pixels, out, e);
     if (o && o->input_done && !released) /* b is read no more (nor below) */
         o->input_done(o->user);
@@ -104,7 +109,8 @@ int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg
         vkimg_image_free(out);
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: decoder returned an invalid image", name);
     }
-    if (o && o->alloc && !out->priv && dec != vki_jpeg_decode && dec != vki_png_decode && dec != vki_webp_decode) {
+    if (o && o->alloc && !out->priv && dec != vki_jpeg_decode && dec != vki_png_decode && dec != vki_webp_decode &&
+        dec != vki_tiff_decode) {
         /* the other decoders write in their own order (planes, bottom-up rows,
          * scattered frames): decoded, then copied into the caller's memory */
         vkimg_image dst;

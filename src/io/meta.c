@@ -1,4 +1,5 @@
-/* Image metadata: ICC profiles and EXIF blocks read from JPEG and PNG and written back
+/* Image metadata: ICC profiles and EXIF blocks read from JPEG, PNG and WebP (and a
+ * TIFF's ICC profile and orientation) and written back
  * into PNG and JPEG files byte for byte; the EXIF orientation tag. See meta.h for the
  * policy. Every length read from a file is checked against the bytes that are there
  * before it is used; nothing is allocated beyond what the file backs, except the
@@ -548,6 +549,39 @@ oom:
     return vki_fail(e, VKIMG_E_RUNTIME, "WebP metadata: out of memory");
 }
 
+/* ------------------------------------------------------------------ TIFF */
+
+static bool is_tiff(const unsigned char *b) /* 4 bytes: classic TIFF or BigTIFF, either byte order */
+{
+    return !memcmp(b, "II*\0", 4) || !memcmp(b, "MM\0*", 4) || !memcmp(b, "II+\0", 4) || !memcmp(b, "MM\0+", 4);
+}
+
+int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
+{
+    if (!m)
+        return vki_fail(e, VKIMG_E_USAGE, "tiff metadata: NULL output");
+    meta_init(m);
+    vki_tiff_field f;
+    if (!b || len < 8 || !is_tiff(b))
+        return vki_fail(e, VKIMG_E_RUNTIME, "TIFF metadata: not a TIFF file");
+    const int icc = vki_tiff_field_find(b, len, 34675, &f); /* ICC profile: UNDEFINED or BYTE */
+    if (icc < 0)
+        return vki_fail(e, VKIMG_E_RUNTIME,
+                        "TIFF metadata: the first IFD or the ICC profile runs past the end of the data");
+    if (icc > 0 && (f.type == 7 || f.type == 1) && f.count > 0) {
+        if (!(m->icc = dup_bytes(b + f.off, (size_t)f.count))) {
+            vki_meta_free(m);
+            return vki_fail(e, VKIMG_E_RUNTIME, "TIFF metadata: out of memory");
+        }
+        m->icc_len = (size_t)f.count;
+    }
+    if (vki_tiff_field_find(b, len, 274, &f) > 0 && f.type == 3 && f.count == 1) { /* Orientation, SHORT */
+        const unsigned v = f.le ? vki_rd16le(b + f.off) : vki_rd16be(b + f.off);
+        m->orientation = v >= 1 && v <= 8 ? (int)v : 1;
+    }
+    return 0;
+}
+
 int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
 {
     if (!m)
@@ -558,6 +592,8 @@ int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
         return vki_meta_read_jpeg(b, len, m, e);
     if (b && len >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
         return vki_meta_read_webp(b, len, m, e);
+    if (b && len >= 8 && is_tiff(b))
+        return vki_meta_read_tiff(b, len, m, e);
     meta_init(m);
     return 0;
 }

@@ -54,7 +54,7 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
  * gives icc and icc_name; the first eXIf anywhere (PNG puts no order on it: writers
  * such as libpng may put it after IDAT) gives exif. */
 int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
-/* One of the three by the file's signature; any other file gives 0 and an empty *m. */
+/* One of the four (JPEG, PNG, WebP, TIFF) by the file's signature; any other file gives 0 and an empty *m. */
 int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
 
 /* Byte order of a TIFF header (an EXIF block): 1 little-endian ("II", 42), 0
@@ -116,5 +116,11 @@ int vki_meta_read_webp(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
  * NULL) is set to 0: a WebP holds both up to 4 GiB. Errors as vki_png_add_meta's. */
 int vki_webp_add_meta(const unsigned char *webp, size_t len, const vki_meta *m, unsigned char **out, size_t *outlen,
                       unsigned *dropped, vkimg_err *e);
+
+/* Metadata of a TIFF (its first IFD, vki_tiff_field_find): the ICC profile (tag
+ * 34675) and the orientation (tag 274, SHORT, 1..8; else 1). The EXIF of a TIFF is
+ * not read (exif stays NULL): its tags are the file's own IFDs. A profile whose
+ * bytes lie outside the file is VKIMG_E_RUNTIME; a file that is not a TIFF too. */
+int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
 
 #endif

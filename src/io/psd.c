@@ -28,37 +28,42 @@
 
 #define psd_fail(e, name, ...) vki_dec_fail(e, name, "PSD", __VA_ARGS__)
 
-/* Unpacks PackBits data at b[*pos..len) into n bytes at dst, every step bytes.
- * NULL, or the reason it cannot. */
+/* PackBits (vki_unpack_bits) with PSD's reasons */
 static const char *unpack_bits(const unsigned char *b, size_t len, size_t *pos, unsigned char *dst, size_t n,
                                size_t step)
+{
+    const int r = vki_unpack_bits(b, len, pos, dst, n, step);
+    return r == 1 ? "truncated RLE data" : r == 2 ? "an RLE packet runs past the end of its channel" : NULL;
+}
+
+int vki_unpack_bits(const unsigned char *b, size_t len, size_t *pos, unsigned char *dst, size_t n, size_t step)
 {
     size_t p = *pos, i = 0;
     while (i < n) {
         if (p >= len)
-            return "truncated RLE data";
+            return 1;
         unsigned c = b[p++];
         if (c < 128) { /* c + 1 bytes as they are */
             size_t k = c + 1;
             if (k > n - i)
-                return "an RLE packet runs past the end of its channel";
+                return 2;
             if (len - p < k)
-                return "truncated RLE data";
+                return 1;
             for (size_t j = 0; j < k; j++, i++)
                 dst[i * step] = b[p++];
         } else if (c > 128) { /* 257 - c copies of the next byte */
             size_t k = 257 - c;
             if (k > n - i)
-                return "an RLE packet runs past the end of its channel";
+                return 2;
             if (p >= len)
-                return "truncated RLE data";
+                return 1;
             unsigned char v = b[p++];
             for (size_t j = 0; j < k; j++, i++)
                 dst[i * step] = v;
         } /* 128: no operation (one byte consumed) */
     }
     *pos = p;
-    return NULL;
+    return 0;
 }
 
 /* The un-matted value, truncated as stb converts it, clamped to the sample's range

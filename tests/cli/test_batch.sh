@@ -43,7 +43,7 @@ check "--recursive finds sub/deep.png" '[ -f "$t/out/deep.png" ] && [ $(ls "$t/o
 
 # a directory scan takes every Netpbm extension (.pbm .pgm .ppm .pnm .pam) and
 # leaves other files alone; into a directory, a format vkimg does not write
-# becomes {stem}.png (a .bmp and a .webp stay as they are)
+# becomes {stem}.png (a .bmp, a .webp, a .tif and a .tiff stay as they are)
 mkdir -p "$t/pnm" "$t/pnmout"
 printf 'P4\n8 2\n\x5a\xa5' > "$t/pnm/a.pbm"
 printf 'P5\n2 1\n255\n\x01\x02' > "$t/pnm/b.pgm"
@@ -53,11 +53,15 @@ printf 'P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n
 printf 'not an image\n' > "$t/pnm/notes.txt"
 "$vk" -q -i "$src/images/landscape.png" -o "$t/pnm/f.bmp" -f "resize=8x" || bad "making f.bmp"
 "$vk" -q -i "$src/images/landscape.png" -o "$t/pnm/g.webp" -f "resize=8x" || bad "making g.webp"
+"$vk" -q -i "$src/images/landscape.png" -o "$t/pnm/h.tif" -f "resize=8x" || bad "making h.tif"
+"$vk" -q -i "$src/images/gray16.png" -o "$t/pnm/i.tiff" -f "resize=8x" || bad "making i.tiff"
 "$vk" -q -i "$t/pnm" -o "$t/pnmout/" -f copy
 check "Netpbm directory scan: exit 0" '[ $? -eq 0 ]'
-check "Netpbm directory scan: the 7 images, not the text; PNG where vkimg writes no such format" \
-  '[ "$(cd "$t/pnmout" && ls | tr "\n" " ")" = "a.png b.png c.png d.png e.png f.bmp g.webp " ]'
+check "Netpbm directory scan: the 9 images, not the text; PNG where vkimg writes no such format" \
+  '[ "$(cd "$t/pnmout" && ls | tr "\n" " ")" = "a.png b.png c.png d.png e.png f.bmp g.webp h.tif i.tiff " ]'
 check "the WebP written as WebP" '[ "$(head -c 4 "$t/pnmout/g.webp")$(tail -c +9 "$t/pnmout/g.webp" | head -c 4)" = RIFFWEBP ]'
+check "the TIFFs written as TIFF, the 16-bit one as such" \
+  '[ "$(head -c 4 "$t/pnmout/h.tif" | od -An -tx1 | tr -d " ")" = 49492a00 ] && "$vk" compare -q "$t/pnm/i.tiff" "$t/pnmout/i.tiff"'
 check "the PAM's RGBA pixel written as an RGBA PNG of 1x1" \
   '[ "$(od -An -tx1 -j16 -N10 "$t/pnmout/e.png" | tr -d " \n")" = 00000001000000010806 ]'
 

@@ -216,6 +216,22 @@ run "$VK" -i o/logo.webp -o o/logo-webp.png -f "$P"
 expect_rc "a WebP input" 0
 run "$VK" -i in/logo-rgba.png -o o/logo-png.png -f "$P"
 check "a WebP input: the pipeline's pixels as from the PNG it holds" "$VK" compare -q o/logo-png.png o/logo-webp.png
+# TIFF: written losslessly (RGBA, 16-bit gray, a float result), read back the same, and as an input
+run "$VK" -i in/logo-rgba.png -o o/logo.tif -f copy
+expect_rc "TIFF output (RGBA)" 0
+check "TIFF output: 'II*' and the RGBA pixels exactly" bash -c '[ "$(head -c 4 "$1" | od -An -tx1 | tr -d " ")" = 49492a00 ] &&
+  "$2" compare -q "$3" "$1"' _ o/logo.tif "$VK" in/logo-rgba.png
+run "$VK" -i o/logo.tif -o o/logo-tif.png -f "$P"
+expect_rc "a TIFF input" 0
+check "a TIFF input: the pipeline's pixels as from the PNG it holds" "$VK" compare -q o/logo-png.png o/logo-tif.png
+run "$VK" -i in/gray16.png -o o/gray16.tiff -f "blur=sigma=2.5"
+expect_rc "TIFF output (16-bit gray, .tiff)" 0
+run "$VK" -i o/gray16.tiff -o o/gray16-tif.png -f copy
+check "TIFF keeps 16 bits: the same pixels as the 16-bit PNG" "$VK" compare -q o/gray16.png o/gray16-tif.png
+run "$VK" -i in/logo-rgba.png -o o/logo-none.tif -f copy --tiff-compression none
+expect_rc "--tiff-compression none" 0
+check "--tiff-compression none: the same pixels, a larger file than Deflate's" bash -c '"$1" compare -q "$2" "$3" &&
+  [ "$(stat -c %s "$3")" -gt "$(stat -c %s "$4")" ]' _ "$VK" in/logo-rgba.png o/logo-none.tif o/logo.tif
 
 # ---------------------------------------------------------------- failures
 # fails NAME WANT OUT ARGS...: vkimg ARGS... must exit WANT with its error in one
@@ -275,6 +291,7 @@ fails "--quality 0" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality 0
 fails "--quality 101" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality 101
 fails "--quality abc" 2 o/e.jpg -i "$IN" -o o/e.jpg -f "$P" --quality abc
 fails "--lossless takes no value" 2 o/e.webp -i "$IN" -o o/e.webp -f "$P" --lossless=1
+fails "--tiff-compression lzw" 2 o/e.tif -i "$IN" -o o/e.tif -f "$P" --tiff-compression lzw
 fails "--max-pixels 0" 2 o/e.png -i "$IN" -o o/e.png -f "$P" --max-pixels 0
 fails "option without its value" 2 o/e.png -i "$IN" -o o/e.png -f
 fails "missing -i" 2 o/e.png -o o/e.png -f "$P"

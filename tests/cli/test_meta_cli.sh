@@ -10,7 +10,7 @@
 # one file at a time and as batches (-i glob or directory, -o template), PNG
 # eXIf before and after IDAT, 16-bit PNG, JPEG outputs (also in place), and a
 # pipeline that sees the upright image; WebP outputs (lossless and lossy) and
-# inputs (the tag read from its EXIF chunk). Usage: test_meta_cli.sh /path/to/vkimg /path/to/vkimg_meta_tool
+# inputs (the tag read from its EXIF chunk); TIFF outputs and inputs keep the ICC profile. Usage: test_meta_cli.sh /path/to/vkimg /path/to/vkimg_meta_tool
 # Prints "test_meta_cli: N passed, N failed"; exit 1 on failure, 77 when there
 # is no Vulkan device.
 set -u
@@ -127,6 +127,21 @@ done
 if "$V" -q -i "$T/in/j9.jpg" -o "$T/out/j9.webp" -f copy; then
     check "gray -> WebP (RGB): the GRAY profile left out" [ "$("$M" icc "$T/out/j9.webp")" = "0 -" ]
 else bad "gray -> WebP: vkimg failed"; fi
+
+# TIFF outputs keep the ICC profile (tag 34675; EXIF has no place there: the orientation is
+# applied), TIFF inputs give it back; the gray image's GRAY profile fits its gray TIFF
+for name in j6 jbig j9; do
+    if "$V" -q -i "$T/in/$name.jpg" -o "$T/out/$name.tif" -f copy &&
+        "$V" -q -i "$T/out/$name.tif" -o "$T/out/$name.fromtif.png" -f copy; then
+        want=$("$M" icc "$T/in/$name.jpg")
+        check "$name -> TIFF: the ICC profile kept ($want)" [ "$("$M" icc "$T/out/$name.tif")" = "$want" ]
+        check "$name -> TIFF -> PNG: the ICC profile kept" [ "$("$M" icc "$T/out/$name.fromtif.png")" = "$want" ]
+        check "$name -> TIFF: the upright pixels, exactly" "$V" compare -q "$T/out/$name.tif" "$T/out/$name.fromtif.png"
+    else bad "$name -> TIFF: vkimg failed"; fi
+done
+if "$V" -q -i "$T/in/j6.jpg" -o "$T/out/j6.strip.tif" -f copy --strip; then
+    check "--strip: a TIFF without the profile" [ "$("$M" icc "$T/out/j6.strip.tif")" = "0 -" ]
+else bad "--strip TIFF: vkimg failed"; fi
 
 # the file itself as the output (atomic replace): the tag it had is now 1
 cp "$T/in/j5.jpg" "$T/j5.copy.jpg"

@@ -2228,7 +2228,7 @@ static void test_loader(void)
     CHECK_BAD("PIC", pic, sizeof pic, "bad.img: PIC (Softimage) files are not supported");
     const char *text = "this is not an image, just some text\n";
     CHECK_BAD("text", (const unsigned char *)text, strlen(text),
-              "bad.img: not a supported image (PNG, JPEG, WebP, GIF, BMP, TGA, PSD, HDR, PNM)");
+              "bad.img: not a supported image (PNG, JPEG, WebP, TIFF, GIF, BMP, TGA, PSD, HDR, PNM)");
     int rc = vkimg_load_memory("", 0, "empty.img", NULL, &im, &e);
     CHECK(rc == VKIMG_E_RUNTIME && !strcmp(e.msg, "empty.img: empty file"), "empty: %s", e.msg);
 

@@ -102,7 +102,7 @@ static void test_load_errors(void)
     memset(&im, 0x5a, sizeof im);
     rc = vkimg_load(P("text.png"), NULL, &im, &e);
     char want[512];
-    snprintf(want, sizeof want, "%s: not a supported image (PNG, JPEG, WebP, GIF, BMP, TGA, PSD, HDR, PNM)", P("text.png"));
+    snprintf(want, sizeof want, "%s: not a supported image (PNG, JPEG, WebP, TIFF, GIF, BMP, TGA, PSD, HDR, PNM)", P("text.png"));
     CHECK(rc == VKIMG_E_RUNTIME && !strcmp(e.msg, want) && !im.data, "text: %s", e.msg);
 
     rc = vkimg_load(g_dir, NULL, &im, &e);
@@ -185,10 +185,10 @@ static void test_save_errors(void)
 
     /* unknown extension: usage error, exact message */
     rc = vkimg_save(P("out.xyz"), &im, NULL, &e);
-    FAILED(g_dir, P("out.xyz"), rc, VKIMG_E_USAGE, &e, "unknown output format '.xyz' (use .png .jpg .webp .bmp .tga .hdr .npy .ktx2)",
+    FAILED(g_dir, P("out.xyz"), rc, VKIMG_E_USAGE, &e, "unknown output format '.xyz' (use .png .jpg .webp .tif .bmp .tga .hdr .npy .ktx2)",
            NULL, 0);
     char want[512];
-    snprintf(want, sizeof want, "%s: unknown output format '.xyz' (use .png .jpg .webp .bmp .tga .hdr .npy .ktx2)", P("out.xyz"));
+    snprintf(want, sizeof want, "%s: unknown output format '.xyz' (use .png .jpg .webp .tif .bmp .tga .hdr .npy .ktx2)", P("out.xyz"));
     CHECK(!strcmp(e.msg, want), "message: %s", e.msg);
     rc = vkimg_save(P("noext"), &im, NULL, &e);
     FAILED(g_dir, P("noext"), rc, VKIMG_E_USAGE, &e, "unknown output format", NULL, 0);

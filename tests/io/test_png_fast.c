@@ -467,7 +467,7 @@ static void test_png_damage(void)
             int lrc = vkimg_load_memory(b, cut, "cut.png", NULL, &via, &le);
             int ok = rc == VKIMG_E_RUNTIME && !im.data && !strncmp(e.msg, "cut.png: PNG: ", 14) && !strchr(e.msg, '\n') &&
                      lrc == VKIMG_E_RUNTIME && !via.data &&
-                     !strcmp(le.msg, cut < 4 ? "cut.png: not a supported image (PNG, JPEG, WebP, GIF, BMP, TGA, PSD, HDR, PNM)"
+                     !strcmp(le.msg, cut < 4 ? "cut.png: not a supported image (PNG, JPEG, WebP, TIFF, GIF, BMP, TGA, PSD, HDR, PNM)"
                                              : e.msg);
             if (!ok && !bad++)
                 fprintf(stderr, "  base %zu cut %zu: decoder rc %d %s, loader rc %d %s\n", bi, cut, rc,
