@@ -155,7 +155,7 @@ int vki_psd_decode(const unsigned char *b, size_t len, const char *name, uint64_
                    vkimg_err *e);
 
 /* TIFF (tiff.c): the first image (IFD) of a classic TIFF or BigTIFF file, either byte
- * order: strips or tiles, chunky or planar; uncompressed, LZW, Deflate or PackBits,
+ * order: strips or tiles, chunky or planar; uncompressed, LZW, Deflate, PackBits or JPEG,
  * predictors 2 and 3; 1/2/4/8/16-bit unsigned or 32-bit float samples of gray
  * (MinIsBlack, MinIsWhite), RGB, palette or CMYK, with an alpha extra sample
  * (associated alpha un-premultiplied). 1, 2, 4 and 8-bit samples give U8, 16-bit

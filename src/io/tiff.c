@@ -5,18 +5,20 @@
  *  - Layout: strips or tiles (edge tiles padded, as the format has them),
  *    PlanarConfiguration 1 (chunky) or 2 (one plane a sample).
  *  - Compression: none (1), LZW (5, the TIFF 6.0 kind: MSB first, early change),
- *    Deflate (8 and 32946, zlib streams, through libdeflate) and PackBits (32773);
+ *    Deflate (8 and 32946, zlib streams, through libdeflate), PackBits (32773) and
+ *    JPEG (7: each strip or tile a JPEG stream, with the JPEGTables tag's tables, read
+ *    by libjpeg as lj.h sets it up; 8-bit gray, RGB, or YCbCr made RGB);
  *    Predictor 2 (horizontal differencing, 8/16/32-bit integers) and 3 (the floating
- *    point predictor). Others (JPEG, CCITT, LZMA, ZSTD, WebP ...) are refused by
- *    name, as is the LZW of writers before TIFF 6.0 (LSB first).
+ *    point predictor). Others (old-style JPEG, CCITT, LZMA, ZSTD, WebP ...) are
+ *    refused by name, as is the LZW of writers before TIFF 6.0 (LSB first).
  *  - Samples: 1, 2, 4 bits (scaled to 8: v * 255 / (2^b - 1)), 8 (U8), 16 (U16)
  *    unsigned integers, 32-bit IEEE floats (F32, as stored); signed integers, 12, 24,
  *    32-bit integers and 64-bit floats are refused.
  *  - Colour: MinIsWhite and MinIsBlack gray (MinIsWhite inverted: max - v),
  *    RGB, palette (1-8 bit indices to RGB; a colour map with every entry <= 255 is
  *    taken as 8-bit values, as old writers made them, else value >> 8), CMYK (InkSet
- *    1: R = round((max - C)(max - K) / max), G and B alike). YCbCr, Lab and the rest
- *    are refused.
+ *    1: R = round((max - C)(max - K) / max), G and B alike), YCbCr in JPEG-compressed
+ *    files. Uncompressed YCbCr, Lab and the rest are refused.
  *  - Alpha: the first extra sample (ExtraSamples; a gray or RGB image with one more
  *    sample and no ExtraSamples tag as well): associated alpha (1) is un-premultiplied,
  *    c = min(max, round(c max / a)), 0 where a = 0 (floats c / a); unassociated (2)
@@ -34,6 +36,7 @@
  * 34675. The strips are compressed on up to `threads` threads (the same file for any
  * count). */
 #include "io/io_priv.h"
+#include "io/lj.h"
 #include "core/util.h"
 
 #include <libdeflate.h>
@@ -51,7 +54,8 @@ enum {
     T_TILEWIDTH = 322, T_TILELENGTH = 323, T_TILEOFFSETS = 324, T_TILEBYTECOUNTS = 325, T_INKSET = 332,
     T_EXTRASAMPLES = 338, T_SAMPLEFORMAT = 339, T_ICC = 34675,
 };
-enum { C_NONE = 1, C_LZW = 5, C_DEFLATE = 8, C_DEFLATE_OLD = 32946, C_PACKBITS = 32773 };
+enum { C_NONE = 1, C_LZW = 5, C_JPEG = 7, C_DEFLATE = 8, C_DEFLATE_OLD = 32946, C_PACKBITS = 32773 };
+enum { T_JPEGTABLES = 347 };
 
 /* ------------------------------------------------------------------ reading the IFD */
 
@@ -403,7 +407,7 @@ static const char *comp_name(uint64_t c)
 }
 
 /* Reads the IFD into ti: NULL or the reason. */
-static const char *tiff_header(const tf *t, tiff_img *ti, char why[128])
+static const char *tiff_header(const tf *t, tiff_img *ti, char why[256])
 {
     memset(ti, 0, sizeof *ti);
     uint64_t w, h, spp, comp, photo, planar, pred, fillorder, v;
@@ -453,8 +457,9 @@ static const char *tiff_header(const tf *t, tiff_img *ti, char why[128])
                              : "this BitsPerSample is not supported (1, 2, 4, 8, 16 and 32-bit float are)";
     if (fillorder != 1)
         return "FillOrder 2 (bits in reverse order) is not supported";
-    if (comp != C_NONE && comp != C_LZW && comp != C_DEFLATE && comp != C_DEFLATE_OLD && comp != C_PACKBITS) {
-        snprintf(why, 128, "compression %llu%s is not supported (none, LZW, Deflate, PackBits are)",
+    if (comp != C_NONE && comp != C_LZW && comp != C_DEFLATE && comp != C_DEFLATE_OLD && comp != C_PACKBITS &&
+        comp != C_JPEG) {
+        snprintf(why, 256, "compression %llu%s is not supported (none, LZW, Deflate, PackBits, JPEG are)",
                  (unsigned long long)comp, comp_name(comp));
         return why;
     }
@@ -491,15 +496,27 @@ static const char *tiff_header(const tf *t, tiff_img *ti, char why[128])
             return "CMYK of other than 8 or 16-bit integers";
         ti->ncolor = 4;
         break;
-    case 6: return "photometric 6 (YCbCr) is not supported";
+    case 6:
+        if (comp != C_JPEG)
+            return "photometric 6 (YCbCr) without JPEG compression is not supported";
+        ti->ncolor = 3;
+        break;
     case 8: case 9: case 10: return "Lab (photometric 8, 9, 10) is not supported";
     default:
-        snprintf(why, 128, "photometric %llu is not supported (gray, RGB, palette, CMYK are)",
+        snprintf(why, 256, "photometric %llu is not supported (gray, RGB, palette, CMYK are)",
                  (unsigned long long)photo);
         return why;
     }
     if (spp < ti->ncolor)
         return "fewer samples than the photometric interpretation needs";
+    if (comp == C_JPEG) { /* libjpeg decodes gray, RGB or YCbCr (made RGB) of 8-bit samples */
+        if (ti->bps != 8 || ti->fmt != 1 || spp != ti->ncolor || (photo != 1 && photo != 2 && photo != 6))
+            return "JPEG compression of other than 8-bit gray, RGB or YCbCr";
+        if (ti->planar == 2)
+            return "JPEG compression of separate planes is not supported";
+        if (pred != 1)
+            return "JPEG compression with a predictor";
+    }
     if (spp > ti->ncolor) {
         ti->alpha_kind = 1; /* unspecified unless ExtraSamples says */
         if ((r = tf_find(t, T_EXTRASAMPLES, &f)) < 0)
@@ -571,8 +588,72 @@ static uint32_t chunk_rows(const tiff_img *ti, uint64_t down_idx)
     return (uint32_t)(ti->h - y0 < ti->ch ? ti->h - y0 : ti->ch);
 }
 
+/* A JPEG strip or tile (libjpeg, as lj.h sets it up: warnings are errors) of cw x
+ * rows pixels into dst (crow bytes a row): its tables first from the JPEGTables tag
+ * (an abbreviated stream) where the file has one; YCbCr made RGB, RGB and gray as they
+ * are. A stream of more rows than the chunk has (the last strip written whole) gives
+ * its first rows. NULL, or the reason in why. */
+static const char *jpeg_chunk(const tf *t, const tiff_img *ti, const unsigned char *src, size_t n,
+                              unsigned char *dst, uint32_t rows, unsigned char *scratch, char why[256])
+{
+    struct jpeg_decompress_struct d;
+    vki_lj_err de;
+    struct jpeg_progress_mgr prog = { .progress_monitor = vki_lj_limit_scans };
+    memset(&d, 0, sizeof d);
+    d.err = vki_lj_errors(&de, true);
+    if (setjmp(de.jump)) {
+        jpeg_destroy_decompress(&d);
+        snprintf(why, 256, "JPEG data: %s", de.msg[0] ? de.msg : "error");
+        return why;
+    }
+    jpeg_create_decompress(&d);
+    d.progress = &prog;
+    vki_tiff_field f;
+    if (tf_find(t, T_JPEGTABLES, &f) > 0 && f.count >= 4 && (f.type == 7 || f.type == 1)) {
+        jpeg_mem_src(&d, t->b + f.off, (unsigned long)f.count);
+        if (jpeg_read_header(&d, FALSE) != JPEG_HEADER_TABLES_ONLY) {
+            jpeg_destroy_decompress(&d);
+            return "JPEGTables that are not tables only";
+        }
+    }
+    jpeg_mem_src(&d, src, (unsigned long)n);
+    jpeg_read_header(&d, TRUE);
+    const int nc = ti->photo == 1 ? 1 : 3;
+    if (d.image_width != ti->cw || d.image_height < rows || d.image_height > ti->ch) { /* before libjpeg allocates */
+        snprintf(why, 256, "a JPEG strip or tile of %ux%u, not %ux%u", d.image_width, d.image_height, ti->cw, rows);
+        jpeg_destroy_decompress(&d);
+        return why;
+    }
+    if (d.num_components != nc) {
+        jpeg_destroy_decompress(&d);
+        return "a JPEG strip or tile of another number of components than the image";
+    }
+    if (ti->photo == 6) {
+        d.jpeg_color_space = JCS_YCbCr;
+        d.out_color_space = JCS_RGB;
+    } else { /* the samples as coded */
+        d.jpeg_color_space = nc == 1 ? JCS_GRAYSCALE : JCS_RGB;
+        d.out_color_space = d.jpeg_color_space;
+    }
+    d.dct_method = JDCT_ISLOW;
+    d.do_fancy_upsampling = TRUE;
+    jpeg_start_decompress(&d);
+    if (d.output_width != ti->cw || d.output_height < rows || d.output_components != nc) { /* cannot happen */
+        snprintf(why, 256, "a JPEG strip or tile of %ux%u, not %ux%u", d.output_width, d.output_height, ti->cw, rows);
+        jpeg_destroy_decompress(&d);
+        return why;
+    }
+    while (d.output_scanline < d.output_height) {
+        JSAMPROW row = d.output_scanline < rows ? dst + (size_t)d.output_scanline * ti->crow : scratch;
+        jpeg_read_scanlines(&d, &row, 1);
+    }
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    return NULL;
+}
+
 /* Decodes every chunk into raw (the planes' rows, prow bytes each): NULL or the reason. */
-static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *raw)
+static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *raw, char why[256])
 {
     /* a strip decodes in place (its rows are the plane's); a tile, or a Deflate strip
      * that holds more rows than are left, into chunk first */
@@ -580,7 +661,7 @@ static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *r
     unsigned char *chunk = NULL, *tmp = NULL;
     if (ti->tiled && !(chunk = vki_malloc_big(full)))
         return "out of memory";
-    if (ti->pred == 3 && !(tmp = malloc(ti->crow ? ti->crow : 1))) {
+    if ((ti->pred == 3 || ti->comp == C_JPEG) && !(tmp = malloc(ti->crow ? ti->crow : 1))) {
         free(chunk);
         return "out of memory";
     }
@@ -615,6 +696,7 @@ static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *r
             break;
         case C_LZW: err = lzw_decode(src, (size_t)cnt, dst, need); break;
         case C_PACKBITS: err = packbits_decode(src, (size_t)cnt, dst, need); break;
+        case C_JPEG: err = jpeg_chunk(t, ti, src, (size_t)cnt, dst, rows, tmp, why); break;
         default: {
             size_t got = 0;
             enum libdeflate_result res = libdeflate_zlib_decompress(dd, src, (size_t)cnt, dst, need, &got);
@@ -767,7 +849,7 @@ int vki_tiff_decode_opts(const unsigned char *b, size_t len, const char *name, u
         return tiff_fail(e, name, "NULL output");
     tf t;
     tiff_img ti;
-    char why[128];
+    char why[256];
     const char *err = tf_open(&t, b, b ? len : 0);
     uint64_t w = 0, h = 0;
     if (err || (err = tf_scalar(&t, T_WIDTH, 0, &w)) || (err = tf_scalar(&t, T_HEIGHT, 0, &h)))
@@ -795,16 +877,21 @@ int vki_tiff_decode_opts(const unsigned char *b, size_t len, const char *name, u
         total += cnt;
     }
     /* the most a byte makes: Deflate 1032, LZW (a 12-bit code for a string of up to 4096) 2731, PackBits 64 */
-    const uint64_t ratio = ti.comp == C_NONE ? 1 : ti.comp == C_PACKBITS ? 64 : ti.comp == C_LZW ? 2731 : 1032;
+    const uint64_t ratio = ti.comp == C_NONE     ? 1
+                         : ti.comp == C_PACKBITS ? 64
+                         : ti.comp == C_LZW      ? 2731
+                         : ti.comp == C_JPEG     ? 4096 /* (an 8 x 8 block of one colour: a few bits) */
+                                                 : 1032;
     if (total < raw_bytes / ratio / (ti.tiled ? 2 : 1)) /* (tiles: their padding) */
         return tiff_fail(e, name, "truncated: %llu bytes of image data for %zu bytes of pixels",
                          (unsigned long long)total, raw_bytes);
-    const int c = (ti.photo == 2 || ti.photo == 3 || ti.photo == 5 ? 3 : 1) + (ti.alpha_kind ? 1 : 0);
+    const int c = (ti.photo == 1 || ti.photo == 0 ? 1 : 3) + (ti.alpha_kind ? 1 : 0);
     const vkimg_fmt fmt = ti.fmt == 3 ? VKIMG_F32 : ti.bps == 16 ? VKIMG_U16 : VKIMG_U8;
-    /* gray or RGB of 8, 16 or 32-bit float samples, chunky, with no extra sample but
-     * an unassociated alpha: the file's samples are the image's, decoded in place */
-    const bool direct = ti.planar == 1 && ti.bps >= 8 && (ti.photo == 1 || ti.photo == 2) && ti.alpha_kind != 2 &&
-                        ti.spp == (unsigned)c;
+    /* gray or RGB (YCbCr: libjpeg makes it RGB) of 8, 16 or 32-bit float samples,
+     * chunky, with no extra sample but an unassociated alpha: the file's samples are
+     * the image's, decoded in place (JPEG-compressed files always are) */
+    const bool direct = ti.planar == 1 && ti.bps >= 8 && (ti.photo == 1 || ti.photo == 2 || ti.photo == 6) &&
+                        ti.alpha_kind != 2 && ti.spp == (unsigned)c;
     if ((rc = vki_decoded_alloc_opts(o, out, ti.w, ti.h, c, fmt, name, e)))
         return rc;
     unsigned char *raw = direct ? out->data : vki_malloc_big(raw_bytes);
@@ -812,7 +899,7 @@ int vki_tiff_decode_opts(const unsigned char *b, size_t len, const char *name, u
         vkimg_image_free(out);
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", name, raw_bytes);
     }
-    if ((err = read_chunks(&t, &ti, raw))) {
+    if ((err = read_chunks(&t, &ti, raw, why))) {
         if (!direct)
             free(raw);
         vkimg_image_free(out);
