@@ -34,7 +34,8 @@ static const cli_opt process_opts[] = {
       "or for several inputs a directory DIR/ or a template such as 'out/{stem}_small.{ext}' "
       "({dir} {name} {stem} {ext} {index})",
       .id = O_OUTPUT },
-    { "--filter", "-f", CLI_STR, "PIPELINE", "the pipeline: ops separated by ',', options op=key=value:...",
+    { "--filter", "-f", CLI_STR, "PIPELINE",
+      "the pipeline: ops separated by ',', options op=key=value:... (none: copy, a format conversion)",
       .id = O_FILTER },
     { "--filter-file", "-F", CLI_STR, "FILE", "read the pipeline from a file ('#' starts a comment)",
       .id = O_FILTER_FILE },
@@ -168,7 +169,7 @@ static int check_trace_path(const char *path)
 
 const cli_command cli_cmd_process = {
     .name = "",
-    .synopsis = "vkimg -i IN -o OUT (-f PIPELINE | -F FILE) [options]",
+    .synopsis = "vkimg -i IN -o OUT [-f PIPELINE | -F FILE] [options]",
     .summary = "Runs a filter pipeline on the GPU (Vulkan compute) over one image or a batch, e.g.\n"
                "  vkimg -i in.png -o out.png -f \"gray,blur=sigma=2\"\n"
                "Batches: several -i, globs, directories, @LIST, '-'; -o DIR/ or a template.",
@@ -201,10 +202,8 @@ static int run(int argc, char **argv)
         rc = cli_error(CLI_EXIT_USAGE, "missing -o OUTPUT (see --help)");
         goto done;
     }
-    if (!a.ftext && !a.ffile) {
-        rc = cli_error(CLI_EXIT_USAGE, "missing -f PIPELINE or -F FILE (see --help)");
-        goto done;
-    }
+    if (!a.ftext && !a.ffile) /* a conversion: the format from -o, the orientation applied, metadata kept */
+        a.ftext = "copy";
     if (a.ftext && a.ffile) {
         rc = cli_error(CLI_EXIT_USAGE, "give -f or -F, not both");
         goto done;

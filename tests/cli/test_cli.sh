@@ -296,7 +296,10 @@ fails "--max-pixels 0" 2 o/e.png -i "$IN" -o o/e.png -f "$P" --max-pixels 0
 fails "option without its value" 2 o/e.png -i "$IN" -o o/e.png -f
 fails "missing -i" 2 o/e.png -o o/e.png -f "$P"
 fails "missing -o" 2 o/e.png -i "$IN" -f "$P"
-fails "missing -f/-F" 2 o/e.png -i "$IN" -o o/e.png
+# no -f/-F: a conversion (the pipeline `copy`)
+run "$VK" -i in/logo-rgba.png -o o/conv.tif
+expect_rc "no -f: a conversion" 0
+check "no -f: the pixels copied" "$VK" compare -q in/logo-rgba.png o/conv.tif
 fails "unknown output extension" 2 o/e.xyz -i "$IN" -o o/e.xyz -f "$P"
 expect_err "unknown output extension: names it" "xyz"
 fails "output without extension" 2 o/noext -i "$IN" -o o/noext -f "$P"
