@@ -138,7 +138,8 @@ typedef struct vkimg_load_opts {
      * smallest size the caller needs (*min_w x *min_h, in the stored frame;
      * vkimg_pipeline_min_input gives a pipeline's). A JPEG is then decoded at 1/2,
      * 1/4 or 1/8 of its size (libjpeg-turbo's DCT scaling: sides rounded up) where
-     * that keeps both sides at least that big; other formats decode whole.
+     * that keeps both sides at least that big, a still WebP likewise by libwebp's
+     * rescaler; other formats decode whole.
      * out->w/h are what was decoded: give the stored size to vkimg_run_opts.src_w/h. */
     void (*min_size)(void *user, int w, int h, int orientation, int *min_w, int *min_h);
     /* Where the pixels go (optional; e.g. vkimg_image_alloc_device, so that they are

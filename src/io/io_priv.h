@@ -199,6 +199,11 @@ static inline uint32_t vki_rd32be(const unsigned char *p)
  * the caller's vki_check_dims: 0, or VKIMG_E_RUNTIME "NAME: out of memory". */
 int vki_decoded_alloc(vkimg_image *out, uint32_t w, uint32_t h, int c, vkimg_fmt fmt, const char *name,
                       vkimg_err *e);
+/* Shrink-on-load (vkimg_load_opts.min_size; JPEG by DCT scaling, WebP by libwebp's
+ * rescaler): o->min_size is called with the stored size and the file's orientation,
+ * and the largest of 8, 4, 2 is returned whose reduction (sides rounded up) keeps
+ * the caller's minimum; 1 where there is none or no min_size. */
+int vki_shrink_denom(const vkimg_load_opts *o, int w, int h, int orientation);
 /* vki_decoded_alloc through the load options' allocator where there is one (and
  * it does not decline): the memory the decoder writes the image into. Free the
  * result with vkimg_image_free. */

@@ -88,12 +88,7 @@ static int pick_scale(const unsigned char *b, size_t len, int w, int h, const vk
         orientation = m.orientation;
         vki_meta_free(&m);
     }
-    int min_w = w, min_h = h;
-    o->min_size(o->user, w, h, orientation, &min_w, &min_h);
-    for (int d = 8; d > 1; d /= 2)
-        if ((w + d - 1) / d >= min_w && (h + d - 1) / d >= min_h)
-            return d;
-    return 1;
+    return vki_shrink_denom(o, w, h, orientation);
 }
 
 /* A decode by libjpeg's own API at 1/denom into out (w x h, jcs's samples a

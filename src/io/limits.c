@@ -63,6 +63,18 @@ int vki_decoded_alloc_opts(const vkimg_load_opts *o, vkimg_image *out, uint32_t 
     return vki_decoded_alloc(out, w, h, c, fmt, name, e);
 }
 
+int vki_shrink_denom(const vkimg_load_opts *o, int w, int h, int orientation)
+{
+    if (!o || !o->min_size)
+        return 1;
+    int min_w = w, min_h = h;
+    o->min_size(o->user, w, h, orientation, &min_w, &min_h);
+    for (int d = 8; d > 1; d /= 2)
+        if ((w + d - 1) / d >= min_w && (h + d - 1) / d >= min_h)
+            return d;
+    return 1;
+}
+
 int vki_dec_fail(vkimg_err *e, const char *name, const char *format, const char *fmt, ...)
 {
     char msg[256];

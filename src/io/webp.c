@@ -137,8 +137,21 @@ int vki_webp_decode_opts(const unsigned char *b, size_t len, const char *name, u
     if (still_chunks(b, len, &alpha))
         return webp_fail(e, name, "truncated data (the image's chunk is not whole)");
     const int c = alpha ? 4 : 3;
+    /* shrink-on-load: libwebp's rescaler (an area average) to 1/2, 1/4 or 1/8, as vips's
+     * webpload shrink */
+    int orientation = 1;
+    if (o && o->min_size) {
+        vki_meta m;
+        vkimg_err me;
+        if (!vki_meta_read_webp(b, len, &m, &me)) { /* metadata it cannot read: as stored */
+            orientation = m.orientation;
+            vki_meta_free(&m);
+        }
+    }
+    const int d = vki_shrink_denom(o, f.width, f.height, orientation);
+    const int w = (f.width + d - 1) / d, h = (f.height + d - 1) / d;
     vkimg_image im;
-    if ((rc = vki_decoded_alloc_opts(o, &im, (uint32_t)f.width, (uint32_t)f.height, c, VKIMG_U8, name, e)))
+    if ((rc = vki_decoded_alloc_opts(o, &im, (uint32_t)w, (uint32_t)h, c, VKIMG_U8, name, e)))
         return rc;
     WebPDecoderConfig cfg;
     if (!WebPInitDecoderConfig(&cfg)) {
@@ -146,11 +159,16 @@ int vki_webp_decode_opts(const unsigned char *b, size_t len, const char *name, u
         return webp_fail(e, name, "libwebp is not the version built against");
     }
     cfg.options.use_threads = 1;
+    if (d > 1) {
+        cfg.options.use_scaling = 1;
+        cfg.options.scaled_width = w;
+        cfg.options.scaled_height = h;
+    }
     cfg.output.colorspace = c == 4 ? MODE_RGBA : MODE_RGB;
     cfg.output.is_external_memory = 1;
     cfg.output.u.RGBA.rgba = im.data;
-    cfg.output.u.RGBA.stride = f.width * c; /* <= 2^24 * 4: vki_check_dims bounds a side */
-    cfg.output.u.RGBA.size = (size_t)f.width * (size_t)f.height * (size_t)c;
+    cfg.output.u.RGBA.stride = w * c; /* <= 2^24 * 4: vki_check_dims bounds a side */
+    cfg.output.u.RGBA.size = (size_t)w * (size_t)h * (size_t)c;
     st = WebPDecode(b, len, &cfg);
     WebPFreeDecBuffer(&cfg.output); /* the caller's memory stays; this frees libwebp's state only */
     if (st != VP8_STATUS_OK) {

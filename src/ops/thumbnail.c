@@ -24,7 +24,7 @@ static const vki_opt thumbnail_opts[] = {
                    .help = "as resize's" },
     [O_LINEAR] = { .name = "linear", .type = VKI_OPT_BOOL, .def = 0, .help = "as resize's" },
     [O_FAST] = { .name = "fast", .type = VKI_OPT_BOOL, .def = 1,
-                 .help = "as resize's (on: box pre-shrink, and JPEG shrink-on-load)" },
+                 .help = "as resize's (on: box pre-shrink, and JPEG and WebP shrink-on-load)" },
 };
 
 static int thumbnail_check(vki_args *a, char *why, size_t n, int *bad)

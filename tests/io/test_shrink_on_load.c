@@ -2,7 +2,11 @@
  * use: twice a first resize's or thumbnail's resampled size, in the stored frame)
  * and the JPEG decoder's DCT scaling through vkimg_load_opts.min_size (the
  * largest of 1/8, 1/4, 1/2 that keeps the minimum; pixels equal to TurboJPEG's own
- * scaled decode; the callback sees the stored size and the EXIF orientation).
+ * scaled decode; the callback sees the stored size and the EXIF orientation);
+ * the WebP decoder's the same through libwebp's rescaler (sizes as JPEG's; pixels
+ * equal to libwebp's own scaled decode and, where the factor divides the sides,
+ * within 1 of the mean of each d x d block of the whole decode, computed here; the
+ * callback sees the orientation of the EXIF chunk; RGBA keeps its alpha).
  * No device needed. */
 #include "io/io_priv.h"
 #include "io/meta.h"
@@ -15,6 +19,8 @@
 #include <string.h>
 
 #include <turbojpeg.h>
+#include <webp/decode.h>
+#include <webp/encode.h>
 
 static void min_is_(int line, const char *text, int w, int h, int orientation, int want_w, int want_h)
 {
@@ -262,6 +268,128 @@ static void test_orientation_seen(void)
     tjFree(jpg);
 }
 
+/* ---------------------------------------------------------------- WebP decode */
+
+/* A smooth-and-noisy image of c (3 or 4) channels as WebP, lossless or lossy (q 90). */
+static uint8_t *make_webp(int w, int h, int c, bool lossless, size_t *len)
+{
+    unsigned char *px = malloc((size_t)w * h * (size_t)c);
+    uint64_t s = 0x2545f4914f6cdd1dull * (uint64_t)(w * 17 + h);
+    for (int i = 0; i < w * h * c; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        int x = i / c % w, y = i / c / w, k = i % c;
+        px[i] = k == 3 ? (unsigned char)((x * 7 + y * 5) & 255)
+                       : (unsigned char)((x * 255 / (w > 1 ? w - 1 : 1) + y * 3 + (int)(s >> 61) * 4 + k * 60) & 255);
+    }
+    uint8_t *out = NULL;
+    *len = lossless ? (c == 4 ? WebPEncodeLosslessRGBA(px, w, h, w * c, &out) : WebPEncodeLosslessRGB(px, w, h, w * c, &out))
+                    : (c == 4 ? WebPEncodeRGBA(px, w, h, w * c, 90, &out) : WebPEncodeRGB(px, w, h, w * c, 90, &out));
+    CHECK(*len > 0, "WebP encode %dx%dx%d", w, h, c);
+    free(px);
+    return *len ? out : NULL;
+}
+
+static void webp_case(int line, const uint8_t *wp, size_t len, int w, int h, int c, int min_w, int min_h)
+{
+    const int d = expect_d(w, h, min_w, min_h), ww = (w + d - 1) / d, wh = (h + d - 1) / d;
+    req r = { .min_w = min_w, .min_h = min_h };
+    vkimg_load_opts lo = { .min_size = on_header, .user = &r };
+    vkimg_image im;
+    vkimg_err e;
+    int rc = vkimg_load_memory(wp, len, "t.webp", &lo, &im, &e);
+    CHECK(rc == 0, "line %d: load: %s", line, e.msg);
+    if (rc)
+        return;
+    CHECK(r.calls == 1 && r.w == w && r.h == h && r.orientation == 1, "line %d: callback %d calls, %dx%d o%d", line,
+          r.calls, r.w, r.h, r.orientation);
+    CHECK(im.w == ww && im.h == wh && im.c == c, "line %d: %dx%d min %dx%d: decoded %dx%dx%d, want 1/%d = %dx%dx%d",
+          line, w, h, min_w, min_h, im.w, im.h, im.c, d, ww, wh, c);
+    if (im.w == ww && im.h == wh && im.c == c) {
+        /* libwebp's own scaled decode */
+        WebPDecoderConfig cfg;
+        WebPInitDecoderConfig(&cfg);
+        cfg.options.use_scaling = d > 1;
+        cfg.options.scaled_width = ww;
+        cfg.options.scaled_height = wh;
+        cfg.output.colorspace = c == 4 ? MODE_RGBA : MODE_RGB;
+        CHECK(WebPDecode(wp, len, &cfg) == VP8_STATUS_OK, "line %d: libwebp's decode", line);
+        CHECK(cfg.output.width == ww && cfg.output.height == wh &&
+                  !memcmp(cfg.output.u.RGBA.rgba, im.data, (size_t)ww * wh * (size_t)c),
+              "line %d: pixels differ from libwebp's 1/%d decode", line, d);
+        WebPFreeDecBuffer(&cfg.output);
+        if (d > 1 && w % d == 0 && h % d == 0 && c == 3) { /* the mean of each d x d block of the whole decode */
+            int fw, fh;
+            uint8_t *full = WebPDecodeRGB(wp, len, &fw, &fh);
+            int worst = 0;
+            for (int y = 0; full && y < wh; y++)
+                for (int x = 0; x < ww; x++)
+                    for (int k = 0; k < 3; k++) {
+                        double sum = 0;
+                        for (int j = 0; j < d; j++)
+                            for (int i = 0; i < d; i++)
+                                sum += full[((size_t)(y * d + j) * fw + (size_t)(x * d + i)) * 3 + (size_t)k];
+                        const int diff = abs((int)((unsigned char *)im.data)[((size_t)y * ww + x) * 3 + k] -
+                                             (int)(sum / (d * d) + 0.5));
+                        worst = diff > worst ? diff : worst;
+                    }
+            CHECK(full && worst <= 1, "line %d: 1/%d decode of %dx%d: %d from the block means", line, d, w, h, worst);
+            WebPFree(full);
+        }
+    }
+    vkimg_image_free(&im);
+}
+#define WEBP_CASE(wp, len, w, h, c, mw, mh) webp_case(__LINE__, wp, len, w, h, c, mw, mh)
+
+static void test_webp(void)
+{
+    static const struct { int w, h, c; bool lossless; } sizes[] = {
+        { 203, 157, 3, false }, { 640, 480, 3, true }, { 1, 1, 3, true }, { 17, 1, 4, false },
+        { 1, 33, 3, false }, { 96, 64, 4, true }, { 64, 48, 3, true },
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const int w = sizes[i].w, h = sizes[i].h, c = sizes[i].c;
+        size_t len;
+        uint8_t *wp = make_webp(w, h, c, sizes[i].lossless, &len);
+        if (!wp)
+            continue;
+        /* each reduction at its boundary, and one past it */
+        for (int d = 8; d >= 1; d /= 2) {
+            const int mw = (w + d - 1) / d, mh = (h + d - 1) / d;
+            WEBP_CASE(wp, len, w, h, c, mw, mh);
+            WEBP_CASE(wp, len, w, h, c, mw + 1, 1);
+            WEBP_CASE(wp, len, w, h, c, 1, mh + 1);
+        }
+        WEBP_CASE(wp, len, w, h, c, w, h);
+        WEBP_CASE(wp, len, w, h, c, w * 2, h * 2);
+        WebPFree(wp);
+    }
+    /* the orientation of the EXIF chunk reaches the callback */
+    size_t len;
+    uint8_t *wp = make_webp(96, 64, 3, false, &len);
+    static unsigned char exif[] = {
+        'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0,
+    };
+    vkimg_meta m = { .exif = exif, .exif_len = sizeof exif, .orientation = 8 };
+    unsigned char *out = NULL;
+    size_t olen = 0;
+    vkimg_err e;
+    int rc = wp ? vki_webp_add_meta(wp, len, &m, &out, &olen, NULL, &e) : -1;
+    CHECK(rc == 0, "add EXIF to a WebP: %s", rc > 0 ? e.msg : "no file");
+    if (!rc) {
+        req r = { .min_w = 20, .min_h = 10 };
+        vkimg_load_opts lo = { .min_size = on_header, .user = &r };
+        vkimg_image im;
+        rc = vkimg_load_memory(out, olen, "o8.webp", &lo, &im, &e);
+        CHECK(rc == 0 && r.calls == 1 && r.orientation == 8 && r.w == 96 && r.h == 64, "WebP orientation seen %d (%s)",
+              r.orientation, rc ? e.msg : "");
+        CHECK(!rc && im.w == 24 && im.h == 16, "WebP 1/4 of 96x64: %dx%d", im.w, im.h);
+        if (!rc)
+            vkimg_image_free(&im);
+    }
+    free(out);
+    WebPFree(wp);
+}
+
 /* Formats without a reduced decode: the callback may be called, the image is whole. */
 static void test_other_formats(void)
 {
@@ -292,6 +420,7 @@ int main(void)
     test_decode();
     test_orientation_seen();
     test_progressive();
+    test_webp();
     test_other_formats();
     return t_done("test_shrink_on_load");
 }
