@@ -1,0 +1,827 @@
+/* TIFF (src/io/tiff.c), against libtiff as the independent implementation. No device.
+ *
+ *  - Decoding: files written by libtiff in every layout vkimg reads (strips of 1,
+ *    3 and all rows, tiles of 16 x 16 and 32 x 48 with partial edge tiles; chunky
+ *    and planar; little-endian, big-endian and BigTIFF; uncompressed, LZW, Deflate
+ *    with and without predictor 2, PackBits) of 8 and 16-bit samples and 32-bit
+ *    floats (predictor 3 with Deflate), 1-4 channels, sizes 1x1, 1xN, Nx1, primes
+ *    and one over 1024 wide: the pixels exactly as written (integers) or bit for bit
+ *    (floats). MinIsWhite of 1, 4, 8 and 16 bits, palettes of 2, 4 and 8 bits (a
+ *    16-bit colour map and one of 8-bit values), CMYK, associated alpha (un-
+ *    premultiplied: the reference computed here in double precision) and a second
+ *    extra sample (dropped): each against its conversion computed here. JPEG
+ *    strips and tiles (gray, RGB, YCbCr): exactly libtiff's own RGB decode.
+ *  - Writing: vki_tiff_encode(_ex) of u8, u16 and f32 images of 1-4 channels and
+ *    awkward sizes, Deflate and uncompressed, read back by libtiff: the pixels, the
+ *    tags (compression, predictor, extra samples, sample format, photometric) and the
+ *    ICC profile byte for byte; vki_meta_read gives the profile back, and the
+ *    orientation of files libtiff tags with each of 1..8 in both byte orders.
+ *  - Hostile input: every cut of small files of each layout, and a thousand
+ *    seeded byte changes of each, refused cleanly or decoded to the header's size;
+ *    a header claiming 100000 x 100000 in 200 bytes refused by --max-pixels before
+ *    anything is allocated; the limit at its boundary; unsupported compressions and
+ *    sample formats refused by name.
+ *  - Through files: vkimg_save to .tif / .tiff and vkimg_load_meta. */
+#include "exif_util.h"
+#include "io/io_priv.h"
+#include "io/meta.h"
+#include "t.h"
+#include "vkimg/vkimg.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tiffio.h>
+
+static unsigned long long g_seed = 0x7f4a7c159e3779b9ull;
+
+static unsigned rnd(unsigned n) { return n ? (unsigned)(t_rand(&g_seed) >> 32) % n : 0; }
+
+static char g_dir[] = "/tmp/vkimg-test-tiff-XXXXXX";
+
+static char g_tiff_msg[256]; /* libtiff's last message, for the failures' text */
+
+static void quiet(const char *m, const char *f, va_list ap)
+{
+    (void)m;
+    vsnprintf(g_tiff_msg, sizeof g_tiff_msg, f, ap);
+}
+
+/* the bytes of a file (malloc()ed) */
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc(sz > 0 ? (size_t)sz : 1);
+    *n = b && sz > 0 && fread(b, 1, (size_t)sz, f) == (size_t)sz ? (size_t)sz : 0;
+    fclose(f);
+    return b;
+}
+
+/* ------------------------------------------------------------ a file by libtiff */
+
+typedef struct spec {
+    int w, h, spp, bps; /* samples a pixel (colour + extra), bits a sample */
+    int fmt;            /* SAMPLEFORMAT_UINT or _IEEEFP */
+    int photo;          /* PHOTOMETRIC_* */
+    int comp, pred;     /* COMPRESSION_*, PREDICTOR_* (1: none) */
+    int planar;         /* 1 chunky, 2 planar */
+    int rows;           /* rows a strip (0: tiles) */
+    int tw, th;         /* tile size */
+    const char *mode;   /* "w", "wb", "w8", "wb8" */
+    int extra[2], nextra;
+    int orientation;    /* 0: no tag */
+    const unsigned char *icc;
+    size_t icc_len;
+    const uint16_t *cmap; /* 3 << bps entries */
+    int jpeg_ycbcr;     /* PHOTOMETRIC_YCBCR written from RGB (JPEGCOLORMODE_RGB) */
+} spec;
+
+/* Bytes a sample in memory (1-bit to 8-bit: one byte each, packed by pack_row) */
+static size_t bytes_of(const spec *s) { return s->bps <= 8 ? 1 : (size_t)s->bps / 8; }
+
+/* A row of n samples of s->bps bits from one byte (or word) a sample, MSB first */
+static void pack_row(const spec *s, const unsigned char *src, size_t n, unsigned char *dst)
+{
+    if (s->bps >= 8) {
+        memcpy(dst, src, n * bytes_of(s));
+        return;
+    }
+    memset(dst, 0, (n * (size_t)s->bps + 7) / 8);
+    for (size_t i = 0; i < n; i++) {
+        const size_t bit = i * (size_t)s->bps;
+        dst[bit / 8] |= (unsigned char)(src[i] << (8 - s->bps - bit % 8));
+    }
+}
+
+/* Writes img (w x h x spp samples, bytes_of each, host order) as s says: 0 or -1 */
+static int write_tiff(const char *path, const spec *s, const void *img)
+{
+    TIFF *t = TIFFOpen(path, s->mode);
+    if (!t)
+        return -1;
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)s->w);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)s->h);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)s->spp);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (uint16_t)s->bps);
+    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, (uint16_t)s->fmt);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, (uint16_t)(s->jpeg_ycbcr ? PHOTOMETRIC_YCBCR : s->photo));
+    TIFFSetField(t, TIFFTAG_COMPRESSION, (uint16_t)s->comp);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, (uint16_t)s->planar);
+    if (s->comp == COMPRESSION_JPEG) {
+        TIFFSetField(t, TIFFTAG_JPEGQUALITY, 90);
+        if (s->jpeg_ycbcr)
+            TIFFSetField(t, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+    }
+    if (s->pred > 1)
+        TIFFSetField(t, TIFFTAG_PREDICTOR, (uint16_t)s->pred);
+    if (s->nextra) {
+        uint16_t ex[2] = { (uint16_t)s->extra[0], (uint16_t)s->extra[1] };
+        TIFFSetField(t, TIFFTAG_EXTRASAMPLES, (uint16_t)s->nextra, ex);
+    }
+    if (s->orientation)
+        TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)s->orientation);
+    if (s->icc_len)
+        TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)s->icc_len, s->icc);
+    if (s->cmap) {
+        const size_t n = (size_t)1 << s->bps;
+        TIFFSetField(t, TIFFTAG_COLORMAP, s->cmap, s->cmap + n, s->cmap + 2 * n);
+    }
+    if (s->photo == PHOTOMETRIC_SEPARATED)
+        TIFFSetField(t, TIFFTAG_INKSET, INKSET_CMYK);
+    const size_t bs = bytes_of(s);
+    const int sp = s->planar == 2 ? 1 : s->spp, planes = s->planar == 2 ? s->spp : 1;
+    int ok = 1;
+    if (s->rows) {
+        TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, (uint32_t)s->rows);
+        const size_t rowb = ((size_t)s->w * (size_t)sp * (size_t)s->bps + 7) / 8;
+        unsigned char *row = malloc(rowb + 16), *tmp = malloc((size_t)s->w * (size_t)sp * bs + 16);
+        for (int p = 0; p < planes && ok; p++)
+            for (int y = 0; y < s->h && ok; y++) {
+                for (int x = 0; x < s->w; x++)
+                    for (int k = 0; k < sp; k++) {
+                        const size_t src = ((size_t)y * s->w + x) * (size_t)s->spp + (size_t)(s->planar == 2 ? p : k);
+                        memcpy(tmp + ((size_t)x * sp + k) * bs, (const unsigned char *)img + src * bs, bs);
+                    }
+                pack_row(s, tmp, (size_t)s->w * (size_t)sp, row);
+                ok = TIFFWriteScanline(t, row, (uint32_t)y, (uint16_t)p) >= 0;
+            }
+        free(row);
+        free(tmp);
+    } else {
+        TIFFSetField(t, TIFFTAG_TILEWIDTH, (uint32_t)s->tw);
+        TIFFSetField(t, TIFFTAG_TILELENGTH, (uint32_t)s->th);
+        const size_t tb = (size_t)TIFFTileSize(t);
+        unsigned char *tile = calloc(1, tb + 16), *tmp = calloc((size_t)s->tw * (size_t)sp * bs + 16, 1);
+        const size_t rowb = ((size_t)s->tw * (size_t)sp * (size_t)s->bps + 7) / 8;
+        for (int p = 0; p < planes && ok; p++)
+            for (int ty = 0; ty < s->h && ok; ty += s->th)
+                for (int tx = 0; tx < s->w && ok; tx += s->tw) {
+                    memset(tile, 0, tb);
+                    for (int y = 0; y < s->th; y++) {
+                        memset(tmp, 0, (size_t)s->tw * (size_t)sp * bs);
+                        for (int x = 0; x < s->tw; x++)
+                            for (int k = 0; k < sp; k++) {
+                                if (tx + x >= s->w || ty + y >= s->h)
+                                    continue;
+                                const size_t src = ((size_t)(ty + y) * s->w + (size_t)(tx + x)) * (size_t)s->spp +
+                                                   (size_t)(s->planar == 2 ? p : k);
+                                memcpy(tmp + ((size_t)x * sp + k) * bs, (const unsigned char *)img + src * bs, bs);
+                            }
+                        pack_row(s, tmp, (size_t)s->tw * (size_t)sp, tile + (size_t)y * rowb);
+                    }
+                    ok = TIFFWriteTile(t, tile, (uint32_t)tx, (uint32_t)ty, 0, (uint16_t)p) >= 0;
+                }
+        free(tile);
+        free(tmp);
+    }
+    TIFFClose(t);
+    return ok ? 0 : -1;
+}
+
+/* Random samples (a third of the images smooth, so that they compress): w x h x
+ * spp, bytes_of each, host order; floats in [-0.5, 1.5) */
+static void *make_samples(const spec *s)
+{
+    const size_t n = (size_t)s->w * (size_t)s->h * (size_t)s->spp, bs = bytes_of(s);
+    unsigned char *p = malloc(n * bs + 1);
+    const int smooth = rnd(3) == 0;
+    const unsigned max = s->fmt == SAMPLEFORMAT_IEEEFP ? 0 : s->bps >= 16 ? 65535 : (1u << s->bps) - 1;
+    for (size_t i = 0; i < n; i++) {
+        const size_t px = i / (size_t)s->spp;
+        const unsigned v = smooth ? (unsigned)(px * 7 + i % (size_t)s->spp * 50) : (unsigned)(t_rand(&g_seed) >> 16);
+        if (s->fmt == SAMPLEFORMAT_IEEEFP) {
+            const float f = (float)((double)(v & 0xffff) / 32768.0 - 0.5);
+            memcpy(p + i * 4, &f, 4);
+        } else if (bs == 2) {
+            const uint16_t u = (uint16_t)(v % (max + 1));
+            memcpy(p + i * 2, &u, 2);
+        } else {
+            p[i] = (unsigned char)(v % (max + 1));
+        }
+    }
+    return p;
+}
+
+/* The image vkimg should give, computed here: c channels of fmt */
+static int want_channels(const spec *s)
+{
+    const int colour = s->photo == PHOTOMETRIC_MINISBLACK || s->photo == PHOTOMETRIC_MINISWHITE ? 1 : 3;
+    const int ncolour = s->photo == PHOTOMETRIC_SEPARATED ? 4 : s->photo == PHOTOMETRIC_PALETTE ? 1 : colour;
+    return colour + (s->spp > ncolour ? 1 : 0);
+}
+
+static double sample_at(const spec *s, const void *img, size_t i)
+{
+    const size_t bs = bytes_of(s);
+    const unsigned char *p = (const unsigned char *)img + i * bs;
+    if (s->fmt == SAMPLEFORMAT_IEEEFP) {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    if (bs == 2) {
+        uint16_t u;
+        memcpy(&u, p, 2);
+        return u;
+    }
+    return *p;
+}
+
+/* Compares vkimg's image with the conversion of img: the count of samples apart */
+static long compare(const spec *s, const void *img, const vkimg_image *im)
+{
+    const int c = want_channels(s);
+    const bool fl = s->fmt == SAMPLEFORMAT_IEEEFP;
+    const double max = fl ? 1.0 : s->bps == 16 ? 65535.0 : 255.0, inmax = fl ? 1.0 : (double)((1u << (s->bps > 16 ? 16 : s->bps)) - 1);
+    const int ncolour = s->photo == PHOTOMETRIC_SEPARATED ? 4 : s->photo == PHOTOMETRIC_PALETTE ? 1 : c == 2 || c == 4 ? c - 1 : c;
+    const bool alpha = s->spp > ncolour, assoc = alpha && s->nextra && s->extra[0] == EXTRASAMPLE_ASSOCALPHA;
+    long bad = 0;
+    for (size_t px = 0; px < (size_t)s->w * (size_t)s->h; px++) {
+        double v[5] = { 0 }, out[4] = { 0 };
+        for (int k = 0; k < s->spp && k < 5; k++)
+            v[k] = sample_at(s, img, px * (size_t)s->spp + (size_t)k);
+        /* to the output's range */
+        const double scale = s->photo == PHOTOMETRIC_PALETTE ? 1.0 : max / inmax;
+        double a = alpha ? v[ncolour] * (s->photo == PHOTOMETRIC_PALETTE ? 255.0 / inmax : scale) : max;
+        switch (s->photo) {
+        case PHOTOMETRIC_MINISWHITE: out[0] = max - v[0] * scale; break;
+        case PHOTOMETRIC_MINISBLACK: out[0] = v[0] * scale; break;
+        case PHOTOMETRIC_RGB: out[0] = v[0] * scale, out[1] = v[1] * scale, out[2] = v[2] * scale; break;
+        case PHOTOMETRIC_PALETTE: {
+            const size_t n = (size_t)1 << s->bps;
+            bool eight = true;
+            for (size_t k = 0; k < 3 * n; k++)
+                eight = eight && s->cmap[k] <= 255;
+            for (int k = 0; k < 3; k++) {
+                const unsigned e = s->cmap[(size_t)k * n + (size_t)v[0]];
+                out[k] = eight ? e : e >> 8;
+            }
+            break;
+        }
+        default: /* CMYK */
+            for (int k = 0; k < 3; k++)
+                out[k] = floor((max - v[k]) * (max - v[3]) / max + 0.5);
+        }
+        if (assoc)
+            for (int k = 0; k < (alpha ? c - 1 : c); k++)
+                out[k] = fl ? (a != 0 ? out[k] / a : 0) : a != 0 ? fmin(max, floor(out[k] * max / a + 0.5)) : 0;
+        if (alpha)
+            out[c - 1] = a;
+        for (int k = 0; k < c; k++) {
+            const size_t at = px * (size_t)c + (size_t)k;
+            double got;
+            if (im->fmt == VKIMG_F32) {
+                float f = ((const float *)im->data)[at];
+                got = f;
+                if (!assoc && s->photo != PHOTOMETRIC_MINISWHITE) { /* bit for bit */
+                    float w = (float)out[k];
+                    bad += memcmp(&f, &w, 4) != 0;
+                    continue;
+                }
+                bad += fabs(got - out[k]) > 1e-6 * fmax(1.0, fabs(out[k]));
+                continue;
+            }
+            got = im->fmt == VKIMG_U16 ? ((const uint16_t *)im->data)[at] : ((const unsigned char *)im->data)[at];
+            bad += got != out[k];
+        }
+    }
+    return bad;
+}
+
+static int g_cases;
+
+/* Writes s with libtiff, decodes with vkimg, compares */
+static void decode_case(int line, spec s)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/d%d.tif", g_dir, g_cases++);
+    void *img = make_samples(&s);
+    if (write_tiff(path, &s, img)) {
+        CHECK(0, "line %d: libtiff could not write %dx%d spp %d bps %d comp %d", line, s.w, s.h, s.spp, s.bps, s.comp);
+        free(img);
+        return;
+    }
+    size_t n;
+    unsigned char *b = slurp(path, &n);
+    vkimg_image im;
+    vkimg_err e;
+    int rc = vki_tiff_decode(b, n, "t.tif", 0, &im, &e);
+    const int c = want_channels(&s);
+    const vkimg_fmt fmt = s.fmt == SAMPLEFORMAT_IEEEFP ? VKIMG_F32 : s.bps == 16 ? VKIMG_U16 : VKIMG_U8;
+    CHECK(rc == 0, "line %d (%s %dx%d spp %d bps %d comp %d pred %d planar %d rows %d tile %dx%d photo %d): %s", line,
+          s.mode, s.w, s.h, s.spp, s.bps, s.comp, s.pred, s.planar, s.rows, s.tw, s.th, s.photo, e.msg);
+    if (!rc) {
+        CHECK(im.w == s.w && im.h == s.h && im.c == c && im.fmt == fmt, "line %d: %dx%dx%d %d, want %dx%dx%d %d", line,
+              im.w, im.h, im.c, im.fmt, s.w, s.h, c, fmt);
+        if (im.w == s.w && im.h == s.h && im.c == c && im.fmt == fmt) {
+            const long bad = compare(&s, img, &im);
+            CHECK(bad == 0, "line %d (%s %dx%d spp %d bps %d comp %d pred %d planar %d rows %d tile %dx%d photo %d): %ld "
+                  "samples differ", line, s.mode, s.w, s.h, s.spp, s.bps, s.comp, s.pred, s.planar, s.rows, s.tw, s.th,
+                  s.photo, bad);
+        }
+        vkimg_image_free(&im);
+    }
+    free(b);
+    free(img);
+    remove(path);
+}
+#define DECODE(...) decode_case(__LINE__, (spec){ __VA_ARGS__ })
+
+static void test_layouts(void)
+{
+    static const struct { int w, h; } sizes[] = { { 1, 1 }, { 1, 29 }, { 31, 1 }, { 37, 23 }, { 101, 7 }, { 1031, 3 } };
+    static const int comps[] = { COMPRESSION_NONE, COMPRESSION_LZW, COMPRESSION_ADOBE_DEFLATE, COMPRESSION_DEFLATE,
+                                 COMPRESSION_PACKBITS };
+    static const char *const modes[] = { "w", "wb", "w8", "wb8" };
+    for (int it = 0; it < 360; it++) {
+        spec s = { .w = sizes[it % 6].w, .h = sizes[it / 6 % 6].h, .comp = comps[it % 5], .mode = modes[it / 5 % 4] };
+        const int kind = it / 20 % 3; /* 8-bit, 16-bit, float */
+        s.fmt = kind == 2 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT;
+        s.bps = kind == 0 ? 8 : kind == 1 ? 16 : 32;
+        s.spp = 1 + it / 3 % 4;
+        s.photo = s.spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+        if (s.spp == 2 || s.spp == 4) {
+            s.nextra = 1;
+            s.extra[0] = it % 2 ? EXTRASAMPLE_UNASSALPHA : EXTRASAMPLE_UNSPECIFIED;
+        }
+        s.planar = it / 7 % 2 ? 2 : 1;
+        s.pred = 1;
+        if (s.comp == COMPRESSION_LZW || s.comp == COMPRESSION_ADOBE_DEFLATE || s.comp == COMPRESSION_DEFLATE)
+            s.pred = it / 11 % 2 ? (kind == 2 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL) : 1;
+        /* libtiff 4.5 swaps a big-endian file's floats before its floating-point predictor
+         * when writing, and reads them back through the predictor unswapped, so that its
+         * own reader does not give back what it wrote (vkimg reads such files as libtiff
+         * does): little-endian ones only */
+        if (s.pred == PREDICTOR_FLOATINGPOINT && s.mode[1] == 'b')
+            s.mode = s.mode[2] ? "w8" : "w";
+        const int lay = it / 13 % 4;
+        if (lay == 0)
+            s.rows = 1;
+        else if (lay == 1)
+            s.rows = 3;
+        else if (lay == 2)
+            s.rows = s.h;
+        else
+            s.tw = it % 2 ? 16 : 32, s.th = it % 2 ? 16 : 48;
+        decode_case(__LINE__, s);
+    }
+}
+
+static void test_photometric(void)
+{
+    static uint16_t cmap16[3 * 256], cmap8[3 * 256];
+    for (int i = 0; i < 3 * 256; i++) {
+        cmap16[i] = (uint16_t)(t_rand(&g_seed) >> 48);
+        cmap8[i] = (uint16_t)(t_rand(&g_seed) >> 56);
+    }
+    for (int bps = 1; bps <= 16; bps *= 2) { /* MinIsWhite and MinIsBlack of 1..16 bits */
+        if (bps == 2 || bps == 4 || bps == 1 || bps == 8 || bps == 16) {
+            DECODE(37, 5, 1, bps, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISWHITE, COMPRESSION_NONE, 1, 1, 2, .mode = "w");
+            DECODE(9, 11, 1, bps, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_LZW, 1, 1, 4, .mode = "wb");
+            DECODE(33, 17, 1, bps, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_PACKBITS, 1, 1, 0, 32, 16,
+                   .mode = "w");
+        }
+    }
+    for (int bps = 1; bps <= 8; bps *= 2) /* palettes of 1..8-bit indices, 16-bit and 8-bit maps */
+        for (int m = 0; m < 2; m++) {
+            spec s = { 23, 13, 1, bps, SAMPLEFORMAT_UINT, PHOTOMETRIC_PALETTE, COMPRESSION_LZW, 1, 1, 5, .mode = "w" };
+            static uint16_t map[3 * 256];
+            const size_t n = (size_t)1 << bps;
+            for (int k = 0; k < 3; k++)
+                memcpy(map + (size_t)k * n, (m ? cmap8 : cmap16) + k * 256, n * 2);
+            s.cmap = map;
+            decode_case(__LINE__, s);
+        }
+    /* CMYK 8 and 16-bit, with an alpha */
+    DECODE(19, 7, 4, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_SEPARATED, COMPRESSION_NONE, 1, 1, 3, .mode = "w");
+    DECODE(19, 7, 4, 16, SAMPLEFORMAT_UINT, PHOTOMETRIC_SEPARATED, COMPRESSION_ADOBE_DEFLATE, 2, 1, 7, .mode = "wb");
+    DECODE(19, 7, 5, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_SEPARATED, COMPRESSION_LZW, 1, 2, 2, .mode = "w",
+           .extra = { EXTRASAMPLE_UNASSALPHA }, .nextra = 1);
+    /* associated alpha, 8/16-bit and float; a second extra sample dropped */
+    DECODE(41, 9, 4, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_RGB, COMPRESSION_NONE, 1, 1, 9, .mode = "w",
+           .extra = { EXTRASAMPLE_ASSOCALPHA }, .nextra = 1);
+    DECODE(41, 9, 2, 16, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_LZW, 2, 2, 9, .mode = "wb",
+           .extra = { EXTRASAMPLE_ASSOCALPHA }, .nextra = 1);
+    DECODE(41, 9, 4, 32, SAMPLEFORMAT_IEEEFP, PHOTOMETRIC_RGB, COMPRESSION_ADOBE_DEFLATE, 3, 1, 9, .mode = "w",
+           .extra = { EXTRASAMPLE_ASSOCALPHA }, .nextra = 1);
+    DECODE(13, 6, 5, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_RGB, COMPRESSION_PACKBITS, 1, 1, 6, .mode = "w",
+           .extra = { EXTRASAMPLE_UNASSALPHA, EXTRASAMPLE_UNSPECIFIED }, .nextra = 2);
+    DECODE(13, 6, 5, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_RGB, COMPRESSION_PACKBITS, 1, 2, 6, .mode = "w",
+           .extra = { EXTRASAMPLE_UNASSALPHA, EXTRASAMPLE_UNSPECIFIED }, .nextra = 2);
+}
+
+/* JPEG strips and tiles: exactly what libtiff itself decodes to RGB (or gray) */
+static void jpeg_case(int line, spec s)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/j%d.tif", g_dir, g_cases++);
+    s.bps = 8;
+    s.fmt = SAMPLEFORMAT_UINT;
+    s.comp = COMPRESSION_JPEG;
+    s.planar = 1;
+    s.pred = 1;
+    unsigned char *img = make_samples(&s);
+    /* smooth, so that JPEG keeps most of it (not needed for the comparison) */
+    if (write_tiff(path, &s, img)) {
+        CHECK(0, "line %d: libtiff could not write a JPEG TIFF: %s", line, g_tiff_msg);
+        free(img);
+        return;
+    }
+    const int c = s.spp;
+    unsigned char *ref = malloc((size_t)s.w * s.h * (size_t)c);
+    TIFF *t = TIFFOpen(path, "r");
+    bool ok = t != NULL;
+    if (ok && s.jpeg_ycbcr)
+        TIFFSetField(t, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+    const size_t rowb = (size_t)s.w * (size_t)c;
+    if (ok && s.rows) {
+        for (int y = 0; y < s.h && ok; y++)
+            ok = TIFFReadScanline(t, ref + (size_t)y * rowb, (uint32_t)y, 0) >= 0;
+    } else if (ok) {
+        unsigned char *tile = malloc((size_t)TIFFTileSize(t));
+        for (int ty = 0; ty < s.h && ok; ty += s.th)
+            for (int tx = 0; tx < s.w && ok; tx += s.tw) {
+                ok = TIFFReadTile(t, tile, (uint32_t)tx, (uint32_t)ty, 0, 0) >= 0;
+                for (int y = 0; ok && y < s.th && ty + y < s.h; y++)
+                    for (int x = 0; x < s.tw && tx + x < s.w; x++)
+                        memcpy(ref + (size_t)(ty + y) * rowb + (size_t)(tx + x) * c,
+                               tile + ((size_t)y * s.tw + x) * (size_t)c, (size_t)c);
+            }
+        free(tile);
+    }
+    if (t)
+        TIFFClose(t);
+    CHECK(ok, "line %d: libtiff could not read its JPEG TIFF", line);
+    size_t n;
+    unsigned char *b = slurp(path, &n);
+    vkimg_image im;
+    vkimg_err e;
+    int rc = vki_tiff_decode(b, n, "j.tif", 0, &im, &e);
+    CHECK(rc == 0, "line %d: JPEG TIFF: %s", line, e.msg);
+    if (!rc) {
+        CHECK(im.w == s.w && im.h == s.h && im.c == c && im.fmt == VKIMG_U8 && ok &&
+                  !memcmp(im.data, ref, (size_t)s.w * s.h * (size_t)c),
+              "line %d: JPEG TIFF %dx%dx%d (%s): not libtiff's pixels", line, s.w, s.h, c,
+              s.rows ? "strips" : "tiles");
+        vkimg_image_free(&im);
+    }
+    free(b);
+    free(ref);
+    free(img);
+    remove(path);
+}
+#define JPEG(...) jpeg_case(__LINE__, (spec){ __VA_ARGS__ })
+
+static void test_jpeg(void)
+{
+    JPEG(.w = 37, .h = 23, .spp = 3, .photo = PHOTOMETRIC_RGB, .rows = 8, .mode = "w");
+    JPEG(.w = 37, .h = 23, .spp = 3, .photo = PHOTOMETRIC_RGB, .rows = 16, .mode = "w", .jpeg_ycbcr = 1);
+    JPEG(.w = 70, .h = 50, .spp = 3, .photo = PHOTOMETRIC_RGB, .tw = 32, .th = 32, .mode = "wb", .jpeg_ycbcr = 1);
+    JPEG(.w = 70, .h = 50, .spp = 1, .photo = PHOTOMETRIC_MINISBLACK, .tw = 16, .th = 16, .mode = "w");
+    JPEG(.w = 1, .h = 1, .spp = 1, .photo = PHOTOMETRIC_MINISBLACK, .rows = 16, .mode = "w8");
+    JPEG(.w = 131, .h = 17, .spp = 3, .photo = PHOTOMETRIC_RGB, .rows = 16, .mode = "w", .jpeg_ycbcr = 1);
+}
+
+/* ------------------------------------------------------------ writing */
+
+static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool deflate, const unsigned char *icc,
+                        size_t icc_len)
+{
+    vkimg_image im;
+    vkimg_err e;
+    if (vkimg_image_alloc(&im, w, h, c, fmt, &e)) {
+        CHECK(0, "alloc: %s", e.msg);
+        return;
+    }
+    const size_t n = (size_t)w * h * (size_t)c;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = t_rand(&g_seed);
+        if (fmt == VKIMG_U8)
+            ((unsigned char *)im.data)[i] = (unsigned char)(i % 3 ? r >> 56 : i / 7);
+        else if (fmt == VKIMG_U16)
+            ((uint16_t *)im.data)[i] = (uint16_t)(i % 3 ? r >> 48 : i * 5);
+        else
+            ((float *)im.data)[i] = (float)((double)(r >> 40) / (double)(1u << 24) - 0.25);
+    }
+    unsigned char *f = NULL;
+    size_t flen = 0;
+    int rc = vki_tiff_encode_ex(&im, icc, icc_len, deflate, 2, &f, &flen, &e);
+    CHECK(rc == 0, "line %d: encode %dx%dx%d: %s", line, w, h, c, e.msg);
+    if (rc) {
+        vkimg_image_free(&im);
+        return;
+    }
+    char path[96];
+    snprintf(path, sizeof path, "%s/e%d.tif", g_dir, g_cases++);
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp && fwrite(f, 1, flen, fp) == flen, "write %s", path);
+    if (fp)
+        fclose(fp);
+    TIFF *t = TIFFOpen(path, "r");
+    CHECK(t != NULL, "line %d: libtiff cannot open vkimg's TIFF", line);
+    if (t) {
+        uint32_t tw = 0, th = 0;
+        uint16_t spp = 0, bps = 0, comp = 0, photo = 0, sf = SAMPLEFORMAT_UINT, pred = 1, nex = 0, *ex = NULL;
+        uint32_t icn = 0;
+        void *icp = NULL;
+        TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &tw);
+        TIFFGetField(t, TIFFTAG_IMAGELENGTH, &th);
+        TIFFGetField(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
+        TIFFGetField(t, TIFFTAG_BITSPERSAMPLE, &bps);
+        TIFFGetField(t, TIFFTAG_COMPRESSION, &comp);
+        TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photo);
+        TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &sf);
+        TIFFGetFieldDefaulted(t, TIFFTAG_PREDICTOR, &pred);
+        TIFFGetFieldDefaulted(t, TIFFTAG_EXTRASAMPLES, &nex, &ex);
+        const int have_icc = TIFFGetField(t, TIFFTAG_ICCPROFILE, &icn, &icp);
+        CHECK(tw == (uint32_t)w && th == (uint32_t)h && spp == c && bps == vkimg_fmt_size(fmt) * 8,
+              "line %d: tags %ux%u spp %u bps %u", line, tw, th, spp, bps);
+        CHECK(comp == (deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE) &&
+                  (deflate ? pred == (fmt == VKIMG_F32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)
+                           : pred <= 1) && /* (libtiff has no default predictor without compression) */
+                  sf == (fmt == VKIMG_F32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT) &&
+                  photo == (c >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK),
+              "line %d: compression %u predictor %u format %u photometric %u", line, comp, pred, sf, photo);
+        CHECK((c == 2 || c == 4) ? nex == 1 && ex && ex[0] == EXTRASAMPLE_UNASSALPHA : nex == 0,
+              "line %d: extra samples %u", line, nex);
+        CHECK(icc_len ? have_icc && icn == icc_len && !memcmp(icp, icc, icc_len) : !have_icc,
+              "line %d: ICC profile of %zu bytes, libtiff reads %u", line, icc_len, have_icc ? icn : 0);
+        const size_t rowb = (size_t)w * (size_t)c * vkimg_fmt_size(fmt);
+        unsigned char *row = malloc((size_t)TIFFScanlineSize(t) + 1);
+        long bad = 0;
+        for (int y = 0; y < h; y++) {
+            if (TIFFReadScanline(t, row, (uint32_t)y, 0) < 0) {
+                bad++;
+                break;
+            }
+            bad += memcmp(row, (unsigned char *)im.data + (size_t)y * rowb, rowb) != 0;
+        }
+        CHECK(bad == 0, "line %d: %dx%dx%d %s %s: %ld rows differ as libtiff reads them", line, w, h, c,
+              vkimg_fmt_name(fmt), deflate ? "deflate" : "none", bad);
+        free(row);
+        TIFFClose(t);
+    }
+    /* and vkimg's own reader, and the metadata reader */
+    vkimg_image back;
+    rc = vki_tiff_decode(f, flen, "e.tif", 0, &back, &e);
+    CHECK(rc == 0 && back.w == w && back.h == h && back.c == c && back.fmt == fmt &&
+              !memcmp(back.data, im.data, vkimg_image_bytes(&im)),
+          "line %d: vkimg reads its own TIFF back otherwise (%s)", line, rc ? e.msg : "pixels");
+    if (!rc)
+        vkimg_image_free(&back);
+    vkimg_meta m;
+    rc = vki_meta_read(f, flen, &m, &e);
+    CHECK(rc == 0 && m.icc_len == icc_len && (!icc_len || !memcmp(m.icc, icc, icc_len)) && !m.exif &&
+              m.orientation == 1,
+          "line %d: vki_meta_read: %s, ICC %zu bytes", line, rc ? e.msg : "", rc ? 0 : m.icc_len);
+    if (!rc)
+        vki_meta_free(&m);
+    free(f);
+    remove(path);
+    vkimg_image_free(&im);
+}
+
+static void test_encode(void)
+{
+    static const struct { int w, h; } sizes[] = { { 1, 1 }, { 1, 17 }, { 23, 1 }, { 37, 29 }, { 1031, 5 }, { 300, 700 } };
+    static const vkimg_fmt fmts[] = { VKIMG_U8, VKIMG_U16, VKIMG_F32 };
+    const size_t big_len = 70001, small_len = 129;
+    unsigned char *big = t_icc_profile(big_len, "RGB ", &g_seed), *small = t_icc_profile(small_len, "GRAY", &g_seed);
+    for (int f = 0; f < 3; f++)
+        for (int c = 1; c <= 4; c++)
+            for (int i = 0; i < 6; i++) {
+                if (i == 5 && (c != 3 || f == 0)) /* the tall one (several strips): RGB u16 and f32 */
+                    continue;
+                const unsigned char *icc = i == 3 ? (c >= 3 ? big : small) : NULL;
+                const size_t il = i == 3 ? (c >= 3 ? big_len : small_len) : 0;
+                encode_case(__LINE__, sizes[i].w, sizes[i].h, c, fmts[f], (i + c) % 3 != 0, icc, il);
+            }
+    encode_case(__LINE__, 300, 700, 3, VKIMG_U8, true, NULL, 0);
+    encode_case(__LINE__, 300, 700, 4, VKIMG_U8, false, small, 4); /* a profile of 4 bytes: inline in its entry */
+    free(big);
+    free(small);
+    /* the other formats are refused */
+    vkimg_image im;
+    vkimg_err e;
+    unsigned char *out = NULL;
+    size_t n;
+    if (!vkimg_image_alloc(&im, 3, 2, 1, VKIMG_U32, &e)) {
+        CHECK(vki_tiff_encode(&im, NULL, 0, &out, &n, &e) == VKIMG_E_USAGE && !out && strstr(e.msg, "u32"),
+              "u32 refused: %s", e.msg);
+        vkimg_image_free(&im);
+    }
+}
+
+/* the orientation tag of IFD0, both byte orders */
+static void test_orientation(void)
+{
+    for (int o = 1; o <= 8; o++) {
+        spec s = { 5, 3, 3, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_RGB, COMPRESSION_NONE, 1, 1, 3, .mode = o % 2 ? "w" : "wb",
+                   .orientation = o };
+        char path[96];
+        snprintf(path, sizeof path, "%s/o%d.tif", g_dir, o);
+        void *img = make_samples(&s);
+        CHECK(!write_tiff(path, &s, img), "write o%d", o);
+        size_t n;
+        unsigned char *b = slurp(path, &n);
+        vkimg_meta m;
+        vkimg_err e;
+        int rc = vki_meta_read(b, n, &m, &e);
+        CHECK(rc == 0 && m.orientation == o && !m.exif && !m.icc, "orientation %d read as %d (%s)", o,
+              rc ? 0 : m.orientation, rc ? e.msg : "");
+        if (!rc)
+            vki_meta_free(&m);
+        /* through vkimg_load_meta */
+        vkimg_image im;
+        rc = vkimg_load_meta(path, NULL, &im, &m, &e);
+        CHECK(rc == 0 && m.orientation == o && im.w == 5 && im.h == 3, "vkimg_load_meta o%d: %s", o, rc ? e.msg : "");
+        if (!rc) {
+            vkimg_image_free(&im);
+            vkimg_meta_free(&m);
+        }
+        free(b);
+        free(img);
+        remove(path);
+    }
+}
+
+/* ------------------------------------------------------------ hostile input */
+
+static void expect_clean(const char *what, const unsigned char *b, size_t n, uint64_t max_pixels, bool must_fail)
+{
+    vkimg_image im;
+    vkimg_err e;
+    memset(&im, 0x5a, sizeof im);
+    int rc = vki_tiff_decode(b, n, "h.tif", max_pixels, &im, &e);
+    if (rc) {
+        CHECK(rc == VKIMG_E_RUNTIME && !im.data && !strncmp(e.msg, "h.tif: ", 7), "%s: rc %d data %p msg %s", what, rc,
+              im.data, e.msg);
+    } else {
+        CHECK(!must_fail, "%s: decoded", what);
+        CHECK(im.data && im.w > 0 && im.h > 0 && im.c >= 1 && im.c <= 4, "%s: a broken image", what);
+        vkimg_image_free(&im);
+    }
+}
+
+static void test_hostile(void)
+{
+    spec specs[] = {
+        { 17, 9, 3, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_RGB, COMPRESSION_LZW, 2, 1, 2, .mode = "w" },
+        { 17, 9, 3, 16, SAMPLEFORMAT_UINT, PHOTOMETRIC_RGB, COMPRESSION_ADOBE_DEFLATE, 2, 2, 0, 16, 16, .mode = "wb" },
+        { 17, 9, 1, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_PACKBITS, 1, 1, 4, .mode = "wb8" },
+        { 17, 9, 4, 32, SAMPLEFORMAT_IEEEFP, PHOTOMETRIC_RGB, COMPRESSION_ADOBE_DEFLATE, 3, 1, 9, .mode = "w",
+          .extra = { EXTRASAMPLE_ASSOCALPHA }, .nextra = 1 },
+        { 21, 40, 3, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_RGB, COMPRESSION_JPEG, 1, 1, 16, .mode = "w", .jpeg_ycbcr = 1 },
+    };
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        char path[96];
+        snprintf(path, sizeof path, "%s/h%zu.tif", g_dir, k);
+        void *img = make_samples(&specs[k]);
+        CHECK(!write_tiff(path, &specs[k], img), "write h%zu: %s", k, g_tiff_msg);
+        size_t n;
+        unsigned char *b = slurp(path, &n);
+        char what[64];
+        for (size_t cut = 0; cut < n; cut += n > 2000 ? 7 : 1) { /* every cut (a stride in large files) */
+            snprintf(what, sizeof what, "file %zu cut at %zu of %zu", k, cut, n);
+            unsigned char *c = malloc(cut + 1);
+            memcpy(c, b, cut);
+            expect_clean(what, c, cut, 0, false);
+            free(c);
+        }
+        unsigned char *d = malloc(n);
+        for (int i = 0; i < 1000; i++) { /* one to four bytes changed */
+            memcpy(d, b, n);
+            const int nb = 1 + (int)rnd(4);
+            for (int j = 0; j < nb; j++)
+                d[rnd((unsigned)n)] = (unsigned char)rnd(256);
+            snprintf(what, sizeof what, "file %zu change %d", k, i);
+            expect_clean(what, d, n, 1u << 20, false);
+        }
+        free(d);
+        free(b);
+        free(img);
+        remove(path);
+    }
+    /* a header claiming 100000 x 100000 in a few bytes: refused by the limit */
+    unsigned char h[200] = { 'I', 'I', 42, 0, 8, 0, 0, 0, 3, 0 };
+    const unsigned char ent[3][12] = {
+        { 0, 1, 4, 0, 1, 0, 0, 0, 0xa0, 0x86, 0x01, 0 }, /* width 100000 */
+        { 1, 1, 4, 0, 1, 0, 0, 0, 0xa0, 0x86, 0x01, 0 }, /* height 100000 */
+        { 0x11, 1, 4, 0, 1, 0, 0, 0, 100, 0, 0, 0 },     /* StripOffsets 100 */
+    };
+    for (int i = 0; i < 3; i++)
+        memcpy(h + 10 + 12 * i, ent[i], 12);
+    vkimg_image im;
+    vkimg_err e;
+    int rc = vki_tiff_decode(h, sizeof h, "h.tif", 0, &im, &e);
+    CHECK(rc == VKIMG_E_RUNTIME && !im.data && strstr(e.msg, "100000x100000") && strstr(e.msg, "max-pixels"),
+          "100000x100000: %s", e.msg);
+    /* the limit at its boundary: 10 x 10 */
+    spec s = { 10, 10, 1, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_NONE, 1, 1, 10, .mode = "w" };
+    char path[96];
+    snprintf(path, sizeof path, "%s/lim.tif", g_dir);
+    void *img = make_samples(&s);
+    CHECK(!write_tiff(path, &s, img), "write lim");
+    size_t n;
+    unsigned char *b = slurp(path, &n);
+    CHECK(vki_tiff_decode(b, n, "h.tif", 100, &im, &e) == 0, "10x10 at max_pixels 100: %s", e.msg);
+    vkimg_image_free(&im);
+    CHECK(vki_tiff_decode(b, n, "h.tif", 99, &im, &e) == VKIMG_E_RUNTIME && !im.data, "10x10 at max_pixels 99");
+    free(b);
+    free(img);
+    remove(path);
+    /* refused by name */
+    static const struct { spec s; const char *msg; } refused[] = {
+        { { 8, 8, 1, 8, SAMPLEFORMAT_INT, PHOTOMETRIC_MINISBLACK, COMPRESSION_NONE, 1, 1, 8, .mode = "w" }, "sample format 2" },
+        { { 8, 8, 1, 1, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISWHITE, COMPRESSION_CCITTFAX4, 1, 1, 8, .mode = "w" },
+          "compression 4 (CCITT fax 4)" },
+        { { 8, 8, 3, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_CIELAB, COMPRESSION_NONE, 1, 1, 8, .mode = "w" }, "Lab" },
+        { { 8, 8, 1, 32, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_NONE, 1, 1, 8, .mode = "w" },
+          "32-bit integer" },
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        snprintf(path, sizeof path, "%s/r%zu.tif", g_dir, k);
+        img = make_samples(&refused[k].s);
+        if (write_tiff(path, &refused[k].s, img)) {
+            CHECK(0, "libtiff could not write refused case %zu", k);
+            free(img);
+            continue;
+        }
+        b = slurp(path, &n);
+        rc = vki_tiff_decode(b, n, "r.tif", 0, &im, &e);
+        CHECK(rc == VKIMG_E_RUNTIME && !im.data && strstr(e.msg, refused[k].msg), "case %zu: want '%s': %s", k,
+              refused[k].msg, e.msg);
+        free(b);
+        free(img);
+        remove(path);
+    }
+}
+
+/* ------------------------------------------------------------ through files */
+
+static void test_files(void)
+{
+    vkimg_image im;
+    vkimg_err e;
+    CHECK(vkimg_file_kind_of("a/x.tif") == VKIMG_FILE_TIFF && vkimg_file_kind_of("x.TIFF") == VKIMG_FILE_TIFF,
+          "the TIFF extensions");
+    CHECK(vkimg_file_fmt(VKIMG_FILE_TIFF, VKIMG_U16) == VKIMG_U16 && vkimg_file_fmt(VKIMG_FILE_TIFF, VKIMG_F32) ==
+              VKIMG_F32 && vkimg_file_fmt(VKIMG_FILE_TIFF, VKIMG_U8) == VKIMG_U8, "TIFF keeps u8, u16, f32");
+    if (vkimg_image_alloc(&im, 29, 13, 3, VKIMG_U16, &e))
+        return;
+    for (size_t i = 0; i < 29 * 13 * 3; i++)
+        ((uint16_t *)im.data)[i] = (uint16_t)(t_rand(&g_seed) >> 48);
+    unsigned char *icc = t_icc_profile(3001, "RGB ", &g_seed), *gray = t_icc_profile(300, "GRAY", &g_seed);
+    vkimg_meta m = { .icc = icc, .icc_len = 3001, .orientation = 1 };
+    for (int k = 0; k < 3; k++) {
+        char path[96];
+        snprintf(path, sizeof path, "%s/f%d.%s", g_dir, k, k == 1 ? "tiff" : "tif");
+        if (k == 2) /* a profile of another colour space is left out */
+            m.icc = gray, m.icc_len = 300;
+        vkimg_save_opts so = { .meta = &m, .tiff_uncompressed = k == 1 };
+        CHECK(vkimg_save(path, &im, &so, &e) == 0, "save %s: %s", path, e.msg);
+        vkimg_image back;
+        vkimg_meta bm;
+        int rc = vkimg_load_meta(path, NULL, &back, &bm, &e);
+        CHECK(rc == 0 && back.fmt == VKIMG_U16 && !memcmp(back.data, im.data, vkimg_image_bytes(&im)),
+              "%s read back: %s", path, rc ? e.msg : "pixels");
+        CHECK(rc == 0 && (k == 2 ? bm.icc_len == 0 : bm.icc_len == 3001 && !memcmp(bm.icc, icc, 3001)),
+              "%s: the ICC profile", path);
+        if (!rc) {
+            vkimg_image_free(&back);
+            vkimg_meta_free(&bm);
+        }
+        remove(path);
+    }
+    free(icc);
+    free(gray);
+    vkimg_image_free(&im);
+}
+
+int main(void)
+{
+    TIFFSetWarningHandler(quiet);
+    TIFFSetErrorHandler(quiet);
+    if (!mkdtemp(g_dir)) {
+        fprintf(stderr, "mkdtemp failed\n");
+        return 1;
+    }
+    test_layouts();
+    test_photometric();
+    test_jpeg();
+    test_encode();
+    test_orientation();
+    test_hostile();
+    test_files();
+    rmdir(g_dir);
+    return t_done("test_tiff_io");
+}
