@@ -122,20 +122,30 @@ static unsigned char *tj_decode(const unsigned char *jpg, unsigned long len, int
     return tj_decode_c(jpg, len, w, h, 3);
 }
 
-static void decode_case(int line, const unsigned char *jpg, unsigned long len, int w, int h, int min_w, int min_h,
-                        int want_d)
+/* Loads file (w x h stored, no orientation) asking for at least min_w x min_h: 0
+ * with *im, the callback checked to have been called once with the stored size */
+static int load_min(int line, const unsigned char *file, size_t len, const char *name, int w, int h, int min_w,
+                    int min_h, vkimg_image *im)
 {
     req r = { .min_w = min_w, .min_h = min_h };
     vkimg_load_opts lo = { .min_size = on_header, .user = &r };
-    vkimg_image im;
     vkimg_err e;
-    int rc = vkimg_load_memory(jpg, len, "t.jpg", &lo, &im, &e);
+    int rc = vkimg_load_memory(file, len, name, &lo, im, &e);
     CHECK(rc == 0, "line %d: load: %s", line, e.msg);
     if (rc)
-        return;
-    int ww = (w + want_d - 1) / want_d, wh = (h + want_d - 1) / want_d;
+        return rc;
     CHECK(r.calls == 1 && r.w == w && r.h == h && r.orientation == 1, "line %d: callback %d calls, %dx%d o%d", line,
           r.calls, r.w, r.h, r.orientation);
+    return 0;
+}
+
+static void decode_case(int line, const unsigned char *jpg, unsigned long len, int w, int h, int min_w, int min_h,
+                        int want_d)
+{
+    vkimg_image im;
+    if (load_min(line, jpg, len, "t.jpg", w, h, min_w, min_h, &im))
+        return;
+    int ww = (w + want_d - 1) / want_d, wh = (h + want_d - 1) / want_d;
     CHECK(im.w == ww && im.h == wh && im.c == 3, "line %d: %dx%d min %dx%d: decoded %dx%dx%d, want 1/%d = %dx%d",
           line, w, h, min_w, min_h, im.w, im.h, im.c, want_d, ww, wh);
     CHECK(im.w >= (min_w < w ? min_w : w) && im.h >= (min_h < h ? min_h : h), "line %d: below the minimum", line);
@@ -233,6 +243,22 @@ static void test_progressive(void)
     tjFree(jpg);
 }
 
+/* A 96 x 64 file tagged `want`: the callback sees the stored size and that
+ * orientation, and asking for 20 x 10 gives 1/4 of it. */
+static void orientation_case(int line, const unsigned char *file, size_t n, const char *name, int want)
+{
+    req r = { .min_w = 20, .min_h = 10 };
+    vkimg_load_opts lo = { .min_size = on_header, .user = &r };
+    vkimg_image im;
+    vkimg_err e;
+    int rc = vkimg_load_memory(file, n, name, &lo, &im, &e);
+    CHECK(rc == 0 && r.calls == 1 && r.orientation == want && r.w == 96 && r.h == 64,
+          "line %d: %s: orientation seen %d (%s)", line, name, r.orientation, rc ? e.msg : "");
+    CHECK(!rc && im.w == 24 && im.h == 16, "line %d: %s: 1/4 of 96x64: %dx%d", line, name, im.w, im.h);
+    if (!rc)
+        vkimg_image_free(&im);
+}
+
 /* The orientation the callback sees is the file's EXIF orientation. */
 static void test_orientation_seen(void)
 {
@@ -253,17 +279,8 @@ static void test_orientation_seen(void)
     vkimg_err e;
     int rc = vki_jpeg_add_meta(jpg, len, &m, &out, &olen, NULL, &e);
     CHECK(rc == 0, "add EXIF: %s", e.msg);
-    if (!rc) {
-        req r = { .min_w = 20, .min_h = 10 };
-        vkimg_load_opts lo = { .min_size = on_header, .user = &r };
-        vkimg_image im;
-        rc = vkimg_load_memory(out, olen, "o6.jpg", &lo, &im, &e);
-        CHECK(rc == 0 && r.calls == 1 && r.orientation == 6 && r.w == 96 && r.h == 64, "orientation seen %d (%s)",
-              r.orientation, rc ? e.msg : "");
-        CHECK(!rc && im.w == 24 && im.h == 16, "1/4 of 96x64: %dx%d", im.w, im.h);
-        if (!rc)
-            vkimg_image_free(&im);
-    }
+    if (!rc)
+        orientation_case(__LINE__, out, olen, "o6.jpg", 6);
     free(out);
     tjFree(jpg);
 }
@@ -292,16 +309,9 @@ static uint8_t *make_webp(int w, int h, int c, bool lossless, size_t *len)
 static void webp_case(int line, const uint8_t *wp, size_t len, int w, int h, int c, int min_w, int min_h)
 {
     const int d = expect_d(w, h, min_w, min_h), ww = (w + d - 1) / d, wh = (h + d - 1) / d;
-    req r = { .min_w = min_w, .min_h = min_h };
-    vkimg_load_opts lo = { .min_size = on_header, .user = &r };
     vkimg_image im;
-    vkimg_err e;
-    int rc = vkimg_load_memory(wp, len, "t.webp", &lo, &im, &e);
-    CHECK(rc == 0, "line %d: load: %s", line, e.msg);
-    if (rc)
+    if (load_min(line, wp, len, "t.webp", w, h, min_w, min_h, &im))
         return;
-    CHECK(r.calls == 1 && r.w == w && r.h == h && r.orientation == 1, "line %d: callback %d calls, %dx%d o%d", line,
-          r.calls, r.w, r.h, r.orientation);
     CHECK(im.w == ww && im.h == wh && im.c == c, "line %d: %dx%d min %dx%d: decoded %dx%dx%d, want 1/%d = %dx%dx%d",
           line, w, h, min_w, min_h, im.w, im.h, im.c, d, ww, wh, c);
     if (im.w == ww && im.h == wh && im.c == c) {
@@ -375,17 +385,8 @@ static void test_webp(void)
     vkimg_err e;
     int rc = wp ? vki_webp_add_meta(wp, len, &m, &out, &olen, NULL, &e) : -1;
     CHECK(rc == 0, "add EXIF to a WebP: %s", rc > 0 ? e.msg : "no file");
-    if (!rc) {
-        req r = { .min_w = 20, .min_h = 10 };
-        vkimg_load_opts lo = { .min_size = on_header, .user = &r };
-        vkimg_image im;
-        rc = vkimg_load_memory(out, olen, "o8.webp", &lo, &im, &e);
-        CHECK(rc == 0 && r.calls == 1 && r.orientation == 8 && r.w == 96 && r.h == 64, "WebP orientation seen %d (%s)",
-              r.orientation, rc ? e.msg : "");
-        CHECK(!rc && im.w == 24 && im.h == 16, "WebP 1/4 of 96x64: %dx%d", im.w, im.h);
-        if (!rc)
-            vkimg_image_free(&im);
-    }
+    if (!rc)
+        orientation_case(__LINE__, out, olen, "o8.webp", 8);
     free(out);
     WebPFree(wp);
 }

@@ -23,6 +23,7 @@
  *    sample formats refused by name.
  *  - Through files: vkimg_save to .tif / .tiff and vkimg_load_meta. */
 #include "exif_util.h"
+#include "io_util.h"
 #include "io/io_priv.h"
 #include "io/meta.h"
 #include "t.h"
@@ -41,7 +42,7 @@ static unsigned long long g_seed = 0x7f4a7c159e3779b9ull;
 
 static unsigned rnd(unsigned n) { return n ? (unsigned)(t_rand(&g_seed) >> 32) % n : 0; }
 
-static char g_dir[] = "/tmp/vkimg-test-tiff-XXXXXX";
+static char g_tdir[] = "/tmp/vkimg-test-tiff-XXXXXX";
 
 static char g_tiff_msg[256]; /* libtiff's last message, for the failures' text */
 
@@ -49,21 +50,6 @@ static void quiet(const char *m, const char *f, va_list ap)
 {
     (void)m;
     vsnprintf(g_tiff_msg, sizeof g_tiff_msg, f, ap);
-}
-
-/* the bytes of a file (malloc()ed) */
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(sz > 0 ? (size_t)sz : 1);
-    *n = b && sz > 0 && fread(b, 1, (size_t)sz, f) == (size_t)sz ? (size_t)sz : 0;
-    fclose(f);
-    return b;
 }
 
 /* ------------------------------------------------------------ a file by libtiff */
@@ -303,7 +289,7 @@ static int g_cases;
 static void decode_case(int line, spec s)
 {
     char path[96];
-    snprintf(path, sizeof path, "%s/d%d.tif", g_dir, g_cases++);
+    snprintf(path, sizeof path, "%s/d%d.tif", g_tdir, g_cases++);
     void *img = make_samples(&s);
     if (write_tiff(path, &s, img)) {
         CHECK(0, "line %d: libtiff could not write %dx%d spp %d bps %d comp %d", line, s.w, s.h, s.spp, s.bps, s.comp);
@@ -311,7 +297,7 @@ static void decode_case(int line, spec s)
         return;
     }
     size_t n;
-    unsigned char *b = slurp(path, &n);
+    unsigned char *b = read_all(path, &n);
     vkimg_image im;
     vkimg_err e;
     int rc = vki_tiff_decode(b, n, "t.tif", 0, &im, &e);
@@ -423,7 +409,7 @@ static void test_photometric(void)
 static void jpeg_case(int line, spec s)
 {
     char path[96];
-    snprintf(path, sizeof path, "%s/j%d.tif", g_dir, g_cases++);
+    snprintf(path, sizeof path, "%s/j%d.tif", g_tdir, g_cases++);
     s.bps = 8;
     s.fmt = SAMPLEFORMAT_UINT;
     s.comp = COMPRESSION_JPEG;
@@ -462,7 +448,7 @@ static void jpeg_case(int line, spec s)
         TIFFClose(t);
     CHECK(ok, "line %d: libtiff could not read its JPEG TIFF", line);
     size_t n;
-    unsigned char *b = slurp(path, &n);
+    unsigned char *b = read_all(path, &n);
     vkimg_image im;
     vkimg_err e;
     int rc = vki_tiff_decode(b, n, "j.tif", 0, &im, &e);
@@ -521,7 +507,7 @@ static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool defla
         return;
     }
     char path[96];
-    snprintf(path, sizeof path, "%s/e%d.tif", g_dir, g_cases++);
+    snprintf(path, sizeof path, "%s/e%d.tif", g_tdir, g_cases++);
     FILE *fp = fopen(path, "wb");
     CHECK(fp && fwrite(f, 1, flen, fp) == flen, "write %s", path);
     if (fp)
@@ -628,11 +614,11 @@ static void test_orientation(void)
         spec s = { 5, 3, 3, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_RGB, COMPRESSION_NONE, 1, 1, 3, .mode = o % 2 ? "w" : "wb",
                    .orientation = o };
         char path[96];
-        snprintf(path, sizeof path, "%s/o%d.tif", g_dir, o);
+        snprintf(path, sizeof path, "%s/o%d.tif", g_tdir, o);
         void *img = make_samples(&s);
         CHECK(!write_tiff(path, &s, img), "write o%d", o);
         size_t n;
-        unsigned char *b = slurp(path, &n);
+        unsigned char *b = read_all(path, &n);
         vkimg_meta m;
         vkimg_err e;
         int rc = vki_meta_read(b, n, &m, &e);
@@ -684,11 +670,11 @@ static void test_hostile(void)
     };
     for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
         char path[96];
-        snprintf(path, sizeof path, "%s/h%zu.tif", g_dir, k);
+        snprintf(path, sizeof path, "%s/h%zu.tif", g_tdir, k);
         void *img = make_samples(&specs[k]);
         CHECK(!write_tiff(path, &specs[k], img), "write h%zu: %s", k, g_tiff_msg);
         size_t n;
-        unsigned char *b = slurp(path, &n);
+        unsigned char *b = read_all(path, &n);
         char what[64];
         for (size_t cut = 0; cut < n; cut += n > 2000 ? 7 : 1) { /* every cut (a stride in large files) */
             snprintf(what, sizeof what, "file %zu cut at %zu of %zu", k, cut, n);
@@ -728,11 +714,11 @@ static void test_hostile(void)
     /* the limit at its boundary: 10 x 10 */
     spec s = { 10, 10, 1, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_NONE, 1, 1, 10, .mode = "w" };
     char path[96];
-    snprintf(path, sizeof path, "%s/lim.tif", g_dir);
+    snprintf(path, sizeof path, "%s/lim.tif", g_tdir);
     void *img = make_samples(&s);
     CHECK(!write_tiff(path, &s, img), "write lim");
     size_t n;
-    unsigned char *b = slurp(path, &n);
+    unsigned char *b = read_all(path, &n);
     CHECK(vki_tiff_decode(b, n, "h.tif", 100, &im, &e) == 0, "10x10 at max_pixels 100: %s", e.msg);
     vkimg_image_free(&im);
     CHECK(vki_tiff_decode(b, n, "h.tif", 99, &im, &e) == VKIMG_E_RUNTIME && !im.data, "10x10 at max_pixels 99");
@@ -749,14 +735,14 @@ static void test_hostile(void)
           "32-bit integer" },
     };
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
-        snprintf(path, sizeof path, "%s/r%zu.tif", g_dir, k);
+        snprintf(path, sizeof path, "%s/r%zu.tif", g_tdir, k);
         img = make_samples(&refused[k].s);
         if (write_tiff(path, &refused[k].s, img)) {
             CHECK(0, "libtiff could not write refused case %zu", k);
             free(img);
             continue;
         }
-        b = slurp(path, &n);
+        b = read_all(path, &n);
         rc = vki_tiff_decode(b, n, "r.tif", 0, &im, &e);
         CHECK(rc == VKIMG_E_RUNTIME && !im.data && strstr(e.msg, refused[k].msg), "case %zu: want '%s': %s", k,
               refused[k].msg, e.msg);
@@ -784,7 +770,7 @@ static void test_files(void)
     vkimg_meta m = { .icc = icc, .icc_len = 3001, .orientation = 1 };
     for (int k = 0; k < 3; k++) {
         char path[96];
-        snprintf(path, sizeof path, "%s/f%d.%s", g_dir, k, k == 1 ? "tiff" : "tif");
+        snprintf(path, sizeof path, "%s/f%d.%s", g_tdir, k, k == 1 ? "tiff" : "tif");
         if (k == 2) /* a profile of another colour space is left out */
             m.icc = gray, m.icc_len = 300;
         vkimg_save_opts so = { .meta = &m, .tiff_uncompressed = k == 1 };
@@ -811,7 +797,7 @@ int main(void)
 {
     TIFFSetWarningHandler(quiet);
     TIFFSetErrorHandler(quiet);
-    if (!mkdtemp(g_dir)) {
+    if (!mkdtemp(g_tdir)) {
         fprintf(stderr, "mkdtemp failed\n");
         return 1;
     }
@@ -822,6 +808,6 @@ int main(void)
     test_orientation();
     test_hostile();
     test_files();
-    rmdir(g_dir);
+    rmdir(g_tdir);
     return t_done("test_tiff_io");
 }
