@@ -99,10 +99,18 @@ static inline bool fuzz_same_image(const vkimg_image *a, const vkimg_image *b)
            fuzz_same_bytes(a->data, vkimg_image_bytes(a), b->data, vkimg_image_bytes(b));
 }
 
+/* Whether b begins as a TIFF (classic or BigTIFF, either byte order) */
+static inline bool fuzz_is_tiff(const unsigned char *b, size_t n)
+{
+    return n >= 4 && (!memcmp(b, "II*\0", 4) || !memcmp(b, "MM\0*", 4) || !memcmp(b, "II+\0", 4) ||
+                      !memcmp(b, "MM\0+", 4));
+}
+
 /* A metadata record as the readers promise it: both buffers present exactly when
  * their lengths are not 0, the EXIF block a TIFF block whose orientation is the
- * record's, the profile name a string. */
-static inline void fuzz_check_meta(const vkimg_meta *m)
+ * record's, the profile name a string. A TIFF's record (tiff) has no EXIF block and
+ * the orientation of its own first IFD. */
+static inline void fuzz_check_meta(const vkimg_meta *m, bool tiff)
 {
     FUZZ_CHECK(!m->icc == !m->icc_len, "icc %p, %zu bytes", (void *)m->icc, m->icc_len);
     FUZZ_CHECK(!m->exif == !m->exif_len, "exif %p, %zu bytes", (void *)m->exif, m->exif_len);
@@ -114,7 +122,32 @@ static inline void fuzz_check_meta(const vkimg_meta *m)
         FUZZ_CHECK(m->orientation == vki_exif_orientation(m->exif, m->exif_len), "orientation %d, the block's %d",
                    m->orientation, vki_exif_orientation(m->exif, m->exif_len));
     } else {
-        FUZZ_CHECK(m->orientation == 1, "orientation %d without EXIF", m->orientation);
+        FUZZ_CHECK(tiff || m->orientation == 1, "orientation %d without EXIF", m->orientation);
+    }
+    FUZZ_CHECK(!tiff || !m->exif, "an EXIF block read from a TIFF");
+}
+
+/* A decoded TIFF written by vkimg's TIFF writer, Deflate and uncompressed, reads
+ * back as the same image. */
+static inline void fuzz_tiff_rewrite(const vkimg_image *im)
+{
+    for (int deflate = 0; deflate < 2; deflate++) {
+        unsigned char *out = NULL;
+        size_t n = 0;
+        vkimg_err e = { 0 };
+        const int rc = vki_tiff_encode_ex(im, NULL, 0, deflate, 1, &out, &n, &e);
+        FUZZ_CHECK(rc == 0, "a decoded TIFF (%dx%dx%d %s) does not encode: %s", im->w, im->h, im->c,
+                   vkimg_fmt_name(im->fmt), e.msg);
+        if (rc)
+            return;
+        vkimg_image back;
+        const int drc = vkimg_load_memory(out, n, FUZZ_NAME, NULL, &back, &e);
+        FUZZ_CHECK(drc == 0, "vkimg's TIFF of a decoded TIFF does not decode: %s", e.msg);
+        if (!drc) {
+            FUZZ_CHECK(fuzz_same_image(im, &back), "vkimg's TIFF of a decoded TIFF decodes to other pixels");
+            vkimg_image_free(&back);
+        }
+        free(out);
     }
 }
 
@@ -167,7 +200,7 @@ static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const v
     vkimg_err me = { 0 };
     rc = vki_meta_read(out, outlen, &back, &me);
     if (rc == 0) {
-        fuzz_check_meta(&back);
+        fuzz_check_meta(&back, false);
         if (!(dropped & VKI_META_DROPPED_EXIF))
             FUZZ_CHECK(fuzz_same_bytes(m->exif, m->exif_len, back.exif, back.exif_len),
                        "EXIF of %zu bytes written, %zu read back", m->exif_len, back.exif_len);
@@ -342,8 +375,10 @@ static inline void fuzz_one_load(const uint8_t *data, size_t size)
     vkimg_meta m;
     vkimg_err me = { 0 };
     int mrc = vki_meta_read(data, size, &m, &me);
+    if (rc == 0 && fuzz_is_tiff(data, size))
+        fuzz_tiff_rewrite(&im);
     if (mrc == 0) {
-        fuzz_check_meta(&m);
+        fuzz_check_meta(&m, fuzz_is_tiff(data, size));
         fuzz_exif_rewrite(&m);
         fuzz_meta_rewrite(data, size, &m, rc == 0 ? &im : NULL);
     } else {

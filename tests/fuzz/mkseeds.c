@@ -1,7 +1,8 @@
 /* Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/TARGET/): small
  * valid files of every format and variant the decoders take, made with vkimg's own
- * writers (PNG, JPEG through TurboJPEG, WebP through libwebp, BMP/TGA/HDR through
+ * writers (PNG, JPEG through TurboJPEG, WebP through libwebp, TIFF, BMP/TGA/HDR through
  * stb_image_write, KTX2, the metadata writers), libwebpmux's animation encoder,
+ * libtiff (TIFF layouts and compressions vkimg's writer does not make),
  * giflib's encoder, or by hand (low-bit, palette and interlaced PNG, palette,
  * bit-field and RLE BMP, colour-mapped and gray TGA, PNM and PAM, PSD, flat HDR); a
  * few pipelines, PNG round-trip headers and compare command lines.
@@ -27,7 +28,9 @@
 #include <webp/encode.h>
 #include <webp/mux.h>
 #include <libdeflate.h>
+#include <tiffio.h>
 #include <turbojpeg.h>
+#include <unistd.h>
 
 static const char *g_root;
 static int g_files;
@@ -288,6 +291,125 @@ static void make_icc(bbuf *b, size_t n)
         bb_u8(b, i < 4 ? (unsigned)(n >> (24 - 8 * i)) & 0xff : (unsigned)(i * 7) & 0xff);
     if (n >= 40)
         memcpy(b->p + 36, "acsp", 4);
+}
+
+/* ---------------------------------------------------------------- TIFF */
+
+/* A TIFF written by libtiff (mode "w", "wb", "w8"; rows a strip, or tiles of tw x th
+ * where rows is 0) of spp samples of bps bits (fmt's samples; 1/2/4-bit gray from
+ * the 8-bit pattern's top bits), the photometric and compression given, predictor
+ * pred, planar or chunky, extra sample kind ex (-1: none), orientation (0: none),
+ * the ICC profile of m (NULL: none). libtiff writes no time stamp: the same bytes
+ * every run. */
+static void tiff_lt(const char *name, const char *mode, int w, int h, int spp, int bps, int photo, int comp, int pred,
+                    int planar, int rows, int tw, int th, int ex, int orientation, const vkimg_meta *m)
+{
+    char path[] = "/tmp/fuzz-mkseeds-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        die("%s: mkstemp", name);
+    close(fd);
+    TIFF *t = TIFFOpen(path, mode);
+    if (!t)
+        die("%s: libtiff cannot open %s", name, path);
+    const vkimg_fmt fmt = bps == 32 ? VKIMG_F32 : bps == 16 ? VKIMG_U16 : VKIMG_U8;
+    vkimg_image im = make_image(w, h, spp, fmt);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)w);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)h);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)spp);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (uint16_t)bps);
+    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, (uint16_t)(bps == 32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT));
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, (uint16_t)photo);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, (uint16_t)comp);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, (uint16_t)planar);
+    if (pred > 1)
+        TIFFSetField(t, TIFFTAG_PREDICTOR, (uint16_t)pred);
+    if (ex >= 0) {
+        uint16_t e16 = (uint16_t)ex;
+        TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, &e16);
+    }
+    if (orientation)
+        TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)orientation);
+    if (m && m->icc_len)
+        TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)m->icc_len, m->icc);
+    uint16_t cmap[3 * 256];
+    if (photo == PHOTOMETRIC_PALETTE) {
+        for (int i = 0; i < 3 * 256; i++)
+            cmap[i] = (uint16_t)(i * 331);
+        const int n = 1 << bps;
+        TIFFSetField(t, TIFFTAG_COLORMAP, cmap, cmap + n, cmap + 2 * n);
+    }
+    if (photo == PHOTOMETRIC_SEPARATED)
+        TIFFSetField(t, TIFFTAG_INKSET, INKSET_CMYK);
+    const int sp = planar == 2 ? 1 : spp, planes = planar == 2 ? spp : 1;
+    const size_t ss = vkimg_fmt_size(fmt);
+    /* a row of one plane (or all samples), packed to bps bits */
+    unsigned char *row = calloc((size_t)(rows ? w : tw) * (size_t)sp * ss + 8, 1);
+    #define SAMPLE(x, y, k) ((const unsigned char *)im.data + (((size_t)(y) * w + (size_t)(x)) * (size_t)spp + (size_t)(k)) * ss)
+    int ok = 1;
+    if (rows) {
+        TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, (uint32_t)rows);
+        for (int p = 0; p < planes && ok; p++)
+            for (int y = 0; y < h && ok; y++) {
+                memset(row, 0, (size_t)w * (size_t)sp * ss + 8);
+                for (int x = 0; x < w; x++)
+                    for (int k = 0; k < sp; k++) {
+                        const unsigned char *v = SAMPLE(x, y, planar == 2 ? p : k);
+                        const size_t i = (size_t)x * (size_t)sp + (size_t)k;
+                        if (bps < 8)
+                            row[i * (size_t)bps / 8] |= (unsigned char)((v[0] >> (8 - bps)) << (8 - bps - i * (size_t)bps % 8));
+                        else
+                            memcpy(row + i * ss, v, ss);
+                    }
+                ok = TIFFWriteScanline(t, row, (uint32_t)y, (uint16_t)p) >= 0;
+            }
+    } else {
+        TIFFSetField(t, TIFFTAG_TILEWIDTH, (uint32_t)tw);
+        TIFFSetField(t, TIFFTAG_TILELENGTH, (uint32_t)th);
+        unsigned char *tile = calloc((size_t)TIFFTileSize(t), 1);
+        for (int p = 0; p < planes && ok; p++)
+            for (int ty = 0; ty < h && ok; ty += th)
+                for (int tx = 0; tx < w && ok; tx += tw) {
+                    for (int y = 0; y < th; y++)
+                        for (int x = 0; x < tw; x++)
+                            for (int k = 0; k < sp; k++)
+                                if (tx + x < w && ty + y < h)
+                                    memcpy(tile + (((size_t)y * tw + (size_t)x) * (size_t)sp + (size_t)k) * ss,
+                                           SAMPLE(tx + x, ty + y, planar == 2 ? p : k), ss);
+                    ok = TIFFWriteTile(t, tile, (uint32_t)tx, (uint32_t)ty, 0, (uint16_t)p) >= 0;
+                }
+        free(tile);
+    }
+    #undef SAMPLE
+    TIFFClose(t);
+    free(row);
+    vkimg_image_free(&im);
+    if (!ok)
+        die("%s: libtiff could not write it", name);
+    FILE *f = fopen(path, "rb");
+    bbuf b = { 0 };
+    unsigned char buf[4096];
+    for (size_t n; f && (n = fread(buf, 1, sizeof buf, f)) > 0;)
+        bb_put(&b, buf, n);
+    if (f)
+        fclose(f);
+    remove(path);
+    put_load(name, b.p, b.n);
+    free(b.p);
+}
+
+/* An image through vkimg's TIFF writer (Deflate or uncompressed), with m's ICC profile */
+static void tiff_ours(const char *name, int w, int h, int c, vkimg_fmt fmt, bool deflate, const vkimg_meta *m)
+{
+    vkimg_image im = make_image(w, h, c, fmt);
+    unsigned char *f;
+    size_t n;
+    vkimg_err e;
+    if (vki_tiff_encode_ex(&im, m ? m->icc : NULL, m ? m->icc_len : 0, deflate, 1, &f, &n, &e))
+        die("%s: %s", name, e.msg);
+    put_load(name, f, n);
+    free(f);
+    vkimg_image_free(&im);
 }
 
 /* ---------------------------------------------------------------- JPEG */
@@ -769,6 +891,31 @@ int main(int argc, char **argv)
     psd_hand("psd_rgb16_rle.psd", 3, 16, 3, 3, 2, 1);
     psd_hand("psd_gray8_rle.psd", 1, 8, 1, 5, 2, 1);
     psd_hand("psd_ga16.psd", 1, 16, 2, 3, 2, 0);
+
+    /* TIFF: vkimg's writer; libtiff's strips and tiles, chunky and planar, both byte
+     * orders and BigTIFF, every compression vkimg reads, 1-32 bits, palette, CMYK,
+     * alpha of each kind, the orientation and an ICC profile */
+    tiff_ours("tiff_ours_rgb8_icc.tif", 7, 5, 3, VKIMG_U8, true, &m);
+    tiff_ours("tiff_ours_ga16_none.tif", 5, 3, 2, VKIMG_U16, false, NULL);
+    tiff_ours("tiff_ours_rgbaf.tif", 4, 3, 4, VKIMG_F32, true, NULL);
+    tiff_lt("tiff_lzw_pred_strips.tif", "w", 7, 5, 3, 8, PHOTOMETRIC_RGB, COMPRESSION_LZW, 2, 1, 2, 0, 0, -1, 6, &m);
+    tiff_lt("tiff_deflate16_be.tif", "wb", 5, 3, 3, 16, PHOTOMETRIC_RGB, COMPRESSION_ADOBE_DEFLATE, 2, 1, 1, 0, 0, -1, 0,
+            NULL);
+    tiff_lt("tiff_packbits_gray.tif", "w", 9, 4, 1, 8, PHOTOMETRIC_MINISBLACK, COMPRESSION_PACKBITS, 1, 1, 3, 0, 0, -1,
+            0, NULL);
+    tiff_lt("tiff_tiles_planar.tif", "w", 17, 9, 3, 8, PHOTOMETRIC_RGB, COMPRESSION_ADOBE_DEFLATE, 1, 2, 0, 16, 16, -1,
+            0, NULL);
+    tiff_lt("tiff_big_be_lzw.tif", "wb8", 6, 4, 4, 8, PHOTOMETRIC_RGB, COMPRESSION_LZW, 1, 1, 2, 0, 0,
+            EXTRASAMPLE_UNASSALPHA, 0, NULL);
+    tiff_lt("tiff_mono_miniswhite.tif", "w", 13, 3, 1, 1, PHOTOMETRIC_MINISWHITE, COMPRESSION_NONE, 1, 1, 3, 0, 0, -1,
+            0, NULL);
+    tiff_lt("tiff_pal4.tif", "w", 7, 3, 1, 4, PHOTOMETRIC_PALETTE, COMPRESSION_PACKBITS, 1, 1, 3, 0, 0, -1, 0, NULL);
+    tiff_lt("tiff_ga_assoc.tif", "w", 5, 4, 2, 8, PHOTOMETRIC_MINISBLACK, COMPRESSION_NONE, 1, 1, 4, 0, 0,
+            EXTRASAMPLE_ASSOCALPHA, 0, NULL);
+    tiff_lt("tiff_float_pred3.tif", "w", 5, 3, 3, 32, PHOTOMETRIC_RGB, COMPRESSION_ADOBE_DEFLATE, 3, 1, 3, 0, 0, -1, 0,
+            NULL);
+    tiff_lt("tiff_cmyk.tif", "w", 4, 3, 4, 8, PHOTOMETRIC_SEPARATED, COMPRESSION_NONE, 1, 1, 3, 0, 0, -1, 0, NULL);
+    tiff_lt("tiff_jpeg_ycbcr.tif", "w", 17, 16, 3, 8, PHOTOMETRIC_RGB, COMPRESSION_JPEG, 1, 1, 16, 0, 0, -1, 0, NULL);
 
     /* recognized and refused, and TGA's lookalike */
     put_load("pic_refused.pic", "\x53\x80\xf6\x34PICT\0\0\0\0", 12);
