@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A decoder's error: "NAME: FORMAT: reason" (VKIMG_E_RUNTIME). */
 int vki_dec_fail(vkimg_err *e, const char *name, const char *format, const char *fmt, ...) VKI_PRINTF(4, 5);
@@ -166,6 +167,15 @@ int vki_tiff_decode(const unsigned char *b, size_t len, const char *name, uint64
  * RGB files of 8, 16-bit or float samples, chunky, decode their strips straight into it. */
 int vki_tiff_decode_opts(const unsigned char *b, size_t len, const char *name, uint64_t max_pixels,
                          const vkimg_load_opts *o, vkimg_image *out, vkimg_err *e);
+/* Whether b[0..n) begins as a TIFF: classic ("II*\0", "MM\0*") or BigTIFF ("II+\0",
+ * "MM\0+"), either byte order (load.c's detection, meta.c's, the fuzz checks'). */
+static inline bool vki_tiff_signature(const unsigned char *b, size_t n)
+{
+    return n >= 4 && (!memcmp(b, "II*\0", 4) || !memcmp(b, "MM\0*", 4) || !memcmp(b, "II+\0", 4) ||
+                      !memcmp(b, "MM\0+", 4));
+}
+/* The tags of a TIFF's first IFD that are metadata (meta.c reads them; tiff.c writes the profile) */
+enum { VKI_TIFF_TAG_ORIENTATION = 274, VKI_TIFF_TAG_ICC = 34675 };
 /* A tag of a TIFF's first IFD (meta.c: the orientation and the ICC profile): its
  * type, count and the offset of its values (inside the file), and the byte order. */
 typedef struct vki_tiff_field {

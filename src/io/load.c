@@ -46,8 +46,7 @@ static decode_fn detect(const unsigned char *b, size_t n, const char **what)
         return vki_jpeg_decode;
     if (n >= 12 && !memcmp(b, "RIFF", 4) && !memcmp(b + 8, "WEBP", 4))
         return vki_webp_decode;
-    if (n >= 4 && (!memcmp(b, "II*\0", 4) || !memcmp(b, "MM\0*", 4) || !memcmp(b, "II+\0", 4) ||
-                   !memcmp(b, "MM\0+", 4))) /* classic TIFF, BigTIFF */
+    if (vki_tiff_signature(b, n))
         return vki_tiff_decode;
     if (n >= 4 && !memcmp(b, "GIF8", 4))
         return vki_gif_decode;

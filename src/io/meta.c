@@ -551,20 +551,15 @@ oom:
 
 /* ------------------------------------------------------------------ TIFF */
 
-static bool is_tiff(const unsigned char *b) /* 4 bytes: classic TIFF or BigTIFF, either byte order */
-{
-    return !memcmp(b, "II*\0", 4) || !memcmp(b, "MM\0*", 4) || !memcmp(b, "II+\0", 4) || !memcmp(b, "MM\0+", 4);
-}
-
 int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
 {
     if (!m)
         return vki_fail(e, VKIMG_E_USAGE, "tiff metadata: NULL output");
     meta_init(m);
     vki_tiff_field f;
-    if (!b || len < 8 || !is_tiff(b))
+    if (!b || len < 8 || !vki_tiff_signature(b, len))
         return vki_fail(e, VKIMG_E_RUNTIME, "TIFF metadata: not a TIFF file");
-    const int icc = vki_tiff_field_find(b, len, 34675, &f); /* ICC profile: UNDEFINED or BYTE */
+    const int icc = vki_tiff_field_find(b, len, VKI_TIFF_TAG_ICC, &f); /* UNDEFINED or BYTE */
     if (icc < 0)
         return vki_fail(e, VKIMG_E_RUNTIME,
                         "TIFF metadata: the first IFD or the ICC profile runs past the end of the data");
@@ -575,7 +570,7 @@ int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
         }
         m->icc_len = (size_t)f.count;
     }
-    if (vki_tiff_field_find(b, len, 274, &f) > 0 && f.type == 3 && f.count == 1) { /* Orientation, SHORT */
+    if (vki_tiff_field_find(b, len, VKI_TIFF_TAG_ORIENTATION, &f) > 0 && f.type == 3 && f.count == 1) { /* SHORT */
         const unsigned v = f.le ? vki_rd16le(b + f.off) : vki_rd16be(b + f.off);
         m->orientation = v >= 1 && v <= 8 ? (int)v : 1;
     }
@@ -592,7 +587,7 @@ int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
         return vki_meta_read_jpeg(b, len, m, e);
     if (b && len >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
         return vki_meta_read_webp(b, len, m, e);
-    if (b && len >= 8 && is_tiff(b))
+    if (b && len >= 8 && vki_tiff_signature(b, len))
         return vki_meta_read_tiff(b, len, m, e);
     meta_init(m);
     return 0;

@@ -99,13 +99,6 @@ static inline bool fuzz_same_image(const vkimg_image *a, const vkimg_image *b)
            fuzz_same_bytes(a->data, vkimg_image_bytes(a), b->data, vkimg_image_bytes(b));
 }
 
-/* Whether b begins as a TIFF (classic or BigTIFF, either byte order) */
-static inline bool fuzz_is_tiff(const unsigned char *b, size_t n)
-{
-    return n >= 4 && (!memcmp(b, "II*\0", 4) || !memcmp(b, "MM\0*", 4) || !memcmp(b, "II+\0", 4) ||
-                      !memcmp(b, "MM\0+", 4));
-}
-
 /* A metadata record as the readers promise it: both buffers present exactly when
  * their lengths are not 0, the EXIF block a TIFF block whose orientation is the
  * record's, the profile name a string. A TIFF's record (tiff) has no EXIF block and
@@ -375,10 +368,10 @@ static inline void fuzz_one_load(const uint8_t *data, size_t size)
     vkimg_meta m;
     vkimg_err me = { 0 };
     int mrc = vki_meta_read(data, size, &m, &me);
-    if (rc == 0 && fuzz_is_tiff(data, size))
+    if (rc == 0 && vki_tiff_signature(data, size))
         fuzz_tiff_rewrite(&im);
     if (mrc == 0) {
-        fuzz_check_meta(&m, fuzz_is_tiff(data, size));
+        fuzz_check_meta(&m, vki_tiff_signature(data, size));
         fuzz_exif_rewrite(&m);
         fuzz_meta_rewrite(data, size, &m, rc == 0 ? &im : NULL);
     } else {
