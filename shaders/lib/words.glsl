@@ -17,7 +17,11 @@ layout(buffer_reference, std430, buffer_reference_align = 8) writeonly buffer S8
 #define TEXEL_SRC 0
 #endif
 #if TEXEL_SRC
-layout(set = 0, binding = 0) uniform usamplerBuffer src_words;
+// a texel buffer without a sampler (OpImageFetch on the image itself): a
+// usamplerBuffer's OpTypeSampledImage of Dim Buffer is what SPIR-V 1.6 forbids,
+// and the validation layer under a Vulkan 1.4 driver (lavapipe 25) warns of it
+#extension GL_EXT_samplerless_texture_functions : require
+layout(set = 0, binding = 0) uniform utextureBuffer src_words;
 #define SRC_WORD(BUF, I) (TEXEL != 0 ? texelFetch(src_words, int(I)).xy : unpackUint2x32(L8Buf(BUF).v[I]))
 #else
 #define SRC_WORD(BUF, I) unpackUint2x32(L8Buf(BUF).v[I])
