@@ -1,6 +1,6 @@
 /* Image metadata carried from input to output: the ICC colour profile, the EXIF block
  * and its orientation. Read from JPEG (APP1 "Exif", APP2 "ICC_PROFILE"), PNG (iCCP,
- * eXIf) and WebP (ICCP, EXIF); inserted into encoded PNG, JPEG and WebP files. Pure functions on bytes in memory:
+ * eXIf), WebP (ICCP, EXIF) and TIFF (its tags); inserted into encoded PNG, JPEG and WebP files. Pure functions on bytes in memory:
  * no file I/O, no Vulkan, no global state (thread-safe). Errors name no file: the
  * caller adds the path.
  *
@@ -118,9 +118,12 @@ int vki_webp_add_meta(const unsigned char *webp, size_t len, const vki_meta *m, 
                       unsigned *dropped, vkimg_err *e);
 
 /* Metadata of a TIFF (its first IFD, vki_tiff_field_find): the ICC profile (tag
- * 34675) and the orientation (tag 274, SHORT, 1..8; else 1). The EXIF of a TIFF is
- * not read (exif stays NULL): its tags are the file's own IFDs. A profile whose
- * bytes lie outside the file is VKIMG_E_RUNTIME; a file that is not a TIFF too. */
+ * 34675) and the orientation (tag 274, SHORT, 1..8; else 1). Where IFD0 of a classic
+ * TIFF points to an Exif or GPS IFD, exif is the EXIF block made of them (meta.c
+ * tiff_exif: IFD0's descriptive tags, its orientation entry as read, the Exif, GPS
+ * and Interop IFDs' entries, in the file's byte order, at most VKI_JPEG_EXIF_MAX
+ * bytes; else NULL). A profile whose bytes lie outside the file is VKIMG_E_RUNTIME; a
+ * file that is not a TIFF too. */
 int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
 
 #endif

@@ -399,6 +399,47 @@ static void tiff_lt(const char *name, const char *mode, int w, int h, int spp, i
 }
 
 /* An image through vkimg's TIFF writer (Deflate or uncompressed), with m's ICC profile */
+/* A 2 x 1 RGB TIFF (little-endian, uncompressed) built here entry by entry, whose IFD0
+ * points to an Exif IFD (a RATIONAL, an ASCII and a MakerNote by offset, and a
+ * pointer to an Interop IFD) and a GPS IFD (values inline): the IFDs vkimg makes a
+ * TIFF's EXIF block of (meta.c tiff_exif), the Interop IFD libtiff does not write. */
+static void tiff_exif_hand(const char *name)
+{
+    unsigned char f[326] = { 'I', 'I', 42, 0, 8, 0, 0, 0 };
+    enum { IFD0 = 8, EXIF = 170, GPS = 224, INTEROP = 254, MAKE = 272, EXPO = 278, DATE = 286, MAKER = 306,
+           PIX = 314, BPS = 320 };
+    static const struct { unsigned at, tag, type; uint32_t count, val; } ents[] = {
+        { IFD0, 256, 3, 1, 2 }, { IFD0, 257, 3, 1, 1 }, { IFD0, 258, 3, 3, BPS }, { IFD0, 259, 3, 1, 1 },
+        { IFD0, 262, 3, 1, 2 }, { IFD0, 271, 2, 6, MAKE }, { IFD0, 273, 4, 1, PIX }, { IFD0, 274, 3, 1, 3 },
+        { IFD0, 277, 3, 1, 3 }, { IFD0, 278, 3, 1, 1 }, { IFD0, 279, 4, 1, 6 }, { IFD0, 34665, 4, 1, EXIF },
+        { IFD0, 34853, 4, 1, GPS }, { EXIF, 33434, 5, 1, EXPO }, { EXIF, 36867, 2, 20, DATE },
+        { EXIF, 37500, 7, 8, MAKER }, { EXIF, 40965, 4, 1, INTEROP }, { GPS, 0, 1, 4, 0x00000302u },
+        { GPS, 1, 2, 2, 'N' }, { INTEROP, 1, 2, 4, 'R' | '9' << 8 | '8' << 16 },
+    };
+    unsigned next[4] = { IFD0 + 2, EXIF + 2, GPS + 2, INTEROP + 2 }, counts[4] = { 0 };
+    const unsigned starts[4] = { IFD0, EXIF, GPS, INTEROP };
+    for (size_t i = 0; i < sizeof ents / sizeof ents[0]; i++) {
+        int k = 0;
+        while (starts[k] != ents[i].at)
+            k++;
+        unsigned char *q = f + next[k];
+        const uint32_t v[3] = { ents[i].tag | ents[i].type << 16, ents[i].count, ents[i].val };
+        for (int j = 0; j < 12; j++)
+            q[j] = (unsigned char)(v[j / 4] >> (8 * (j % 4)));
+        next[k] += 12;
+        counts[k]++;
+    }
+    for (int k = 0; k < 4; k++) /* the entry counts (each IFD's next-IFD offset stays 0) */
+        f[starts[k]] = (unsigned char)counts[k];
+    memcpy(f + MAKE, "Maker", 6);
+    memcpy(f + EXPO, "\1\0\0\0\175\0\0\0", 8); /* 1/125 */
+    memcpy(f + DATE, "2024:01:02 03:04:05", 20);
+    memcpy(f + MAKER, "MAKERNTE", 8);
+    memcpy(f + PIX, "\377\0\0\0\377\0", 6);
+    memcpy(f + BPS, "\10\0\10\0\10\0", 6);
+    put_load(name, f, sizeof f);
+}
+
 static void tiff_ours(const char *name, int w, int h, int c, vkimg_fmt fmt, bool deflate, const vkimg_meta *m)
 {
     vkimg_image im = make_image(w, h, c, fmt);
@@ -916,6 +957,7 @@ int main(int argc, char **argv)
             NULL);
     tiff_lt("tiff_cmyk.tif", "w", 4, 3, 4, 8, PHOTOMETRIC_SEPARATED, COMPRESSION_NONE, 1, 1, 3, 0, 0, -1, 0, NULL);
     tiff_lt("tiff_jpeg_ycbcr.tif", "w", 17, 16, 3, 8, PHOTOMETRIC_RGB, COMPRESSION_JPEG, 1, 1, 16, 0, 0, -1, 0, NULL);
+    tiff_exif_hand("tiff_exif_gps_interop.tif");
 
     /* recognized and refused, and TGA's lookalike */
     put_load("pic_refused.pic", "\x53\x80\xf6\x34PICT\0\0\0\0", 12);

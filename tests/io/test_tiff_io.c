@@ -640,6 +640,240 @@ static void test_orientation(void)
     }
 }
 
+/* ------------------------------------------------------------ EXIF */
+
+/* One IFD entry of a classic TIFF block, its value's bytes wherever they are. */
+typedef struct xent {
+    unsigned tag, type;
+    uint32_t count;
+    const unsigned char *val;
+    size_t n;
+} xent;
+
+static unsigned xrd16(const unsigned char *p, int le) { return le ? p[0] | p[1] << 8 : p[0] << 8 | p[1]; }
+static uint32_t xrd32(const unsigned char *p, int le)
+{
+    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The entries of the IFD at off (at most max; -1 where it or a value lies outside b):
+ * this test's own walk of the TIFF structure, not meta.c's. */
+static int walk_ifd(const unsigned char *b, size_t len, int le, uint32_t off, xent *x, int max)
+{
+    static const unsigned size[14] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
+    if (off < 8 || (size_t)off + 2 > len)
+        return -1;
+    const int n = (int)xrd16(b + off, le);
+    if (n > max || (size_t)off + 2 + 12 * (size_t)n + 4 > len)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        const unsigned char *en = b + off + 2 + 12 * i;
+        x[i].tag = xrd16(en, le);
+        x[i].type = xrd16(en + 2, le);
+        x[i].count = xrd32(en + 4, le);
+        if (x[i].type >= 14 || !size[x[i].type])
+            return -1;
+        x[i].n = (size_t)x[i].count * size[x[i].type];
+        x[i].val = en + 8;
+        if (x[i].n > 4) {
+            const uint32_t vo = xrd32(en + 8, le);
+            if ((size_t)vo + x[i].n > len)
+                return -1;
+            x[i].val = b + vo;
+        }
+    }
+    return n;
+}
+
+static const xent *find_ent(const xent *x, int n, unsigned tag)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i].tag == tag)
+            return &x[i];
+    return NULL;
+}
+
+/* The entries of the IFD that IFD0's pointer tag ptr points to (0 entries: none). */
+static int walk_sub(const unsigned char *b, size_t len, int le, unsigned ptr, xent *x, int max)
+{
+    xent i0[64];
+    const int n0 = walk_ifd(b, len, le, xrd32(b + 4, le), i0, 64);
+    const xent *p = n0 > 0 ? find_ent(i0, n0, ptr) : NULL;
+    return p ? walk_ifd(b, len, le, xrd32(p->val, le), x, max) : 0;
+}
+
+static bool same_ent(const xent *a, const xent *b)
+{
+    return a->tag == b->tag && a->type == b->type && a->count == b->count && a->n == b->n &&
+           !memcmp(a->val, b->val, a->n);
+}
+
+/* A 4 x 3 RGB TIFF by libtiff with IFD0's Make and Software (and Orientation o unless
+ * 0), an Exif IFD (unless !exif: DateTimeOriginal, ISOSpeedRatings, UserComment,
+ * ExposureTime, and a MakerNote of maker bytes unless 0) and a GPS IFD (VersionID,
+ * LatitudeRef). 0 when written. */
+static int write_exif_tiff(const char *path, int le, int o, bool exif, size_t maker)
+{
+    TIFF *t = TIFFOpen(path, le ? "wl" : "wb");
+    if (!t)
+        return -1;
+    unsigned char row[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 4);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, 3);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 3);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 3);
+    TIFFSetField(t, TIFFTAG_MAKE, "vkimg test camera");
+    TIFFSetField(t, TIFFTAG_SOFTWARE, "libtiff");
+    if (o)
+        TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)o);
+    for (uint32_t y = 0; y < 3; y++)
+        TIFFWriteScanline(t, row, y, 0);
+    int bad = !TIFFWriteDirectory(t);
+    uint64_t ex = 0, gp = 0;
+    unsigned char *mk = maker ? malloc(maker) : NULL;
+    if (exif && !bad) {
+        TIFFCreateEXIFDirectory(t);
+        uint16_t iso[2] = { 400, 800 };
+        TIFFSetField(t, EXIFTAG_DATETIMEORIGINAL, "2024:05:06 07:08:09");
+        TIFFSetField(t, EXIFTAG_ISOSPEEDRATINGS, 2, iso);
+        TIFFSetField(t, EXIFTAG_USERCOMMENT, 20, "ASCII\0\0\0hello world!");
+        TIFFSetField(t, EXIFTAG_EXPOSURETIME, 0.008);
+        if (mk) {
+            for (size_t i = 0; i < maker; i++)
+                mk[i] = (unsigned char)rnd(256);
+            TIFFSetField(t, EXIFTAG_MAKERNOTE, (uint32_t)maker, mk);
+        }
+        bad = !TIFFWriteCustomDirectory(t, &ex);
+        TIFFFreeDirectory(t); /* (else libtiff 4.5 loses the Exif values when the GPS IFD is made) */
+    }
+    if (!bad) {
+        TIFFCreateGPSDirectory(t);
+        uint8_t ver[4] = { 2, 3, 0, 0 };
+        TIFFSetField(t, GPSTAG_VERSIONID, ver);
+        TIFFSetField(t, GPSTAG_LATITUDEREF, "N");
+        bad = !TIFFWriteCustomDirectory(t, &gp);
+    }
+    if (!bad) {
+        TIFFSetDirectory(t, 0);
+        if (exif)
+            TIFFSetField(t, TIFFTAG_EXIFIFD, ex);
+        TIFFSetField(t, TIFFTAG_GPSIFD, gp);
+        bad = !TIFFRewriteDirectory(t);
+    }
+    TIFFClose(t);
+    free(mk);
+    return bad ? -1 : 0;
+}
+
+/* A TIFF's own EXIF (IFD0's descriptive tags, the Exif and GPS IFDs) as the EXIF block
+ * the other formats carry: every Exif and GPS entry the file's (tag, type, count and
+ * value bytes), IFD0's Make and Software kept and its image tags not, the orientation
+ * entry the record's, the file's byte order; a MakerNote that would pass a JPEG's
+ * APP1 left out, the rest kept; a TIFF without Exif or GPS IFD has no EXIF block
+ * (test_orientation). */
+static void test_exif(void)
+{
+    const struct {
+        int o;
+        bool exif;
+        size_t maker;
+    } cases[] = { { 6, true, 0 }, { 0, true, 0 }, { 3, false, 0 }, { 8, true, 300 }, { 1, true, 70000 } };
+    for (int le = 0; le < 2; le++)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            char path[96];
+            snprintf(path, sizeof path, "%s/exif%d_%zu.tif", g_tdir, le, k);
+            if (write_exif_tiff(path, le, cases[k].o, cases[k].exif, cases[k].maker)) {
+                CHECK(false, "libtiff wrote no EXIF TIFF (%s)", g_tiff_msg);
+                continue;
+            }
+            size_t n;
+            unsigned char *b = read_all(path, &n);
+            vkimg_meta m;
+            vkimg_err e;
+            const int rc = vki_meta_read(b, n, &m, &e);
+            CHECK(rc == 0 && m.exif && m.exif_len <= VKI_JPEG_EXIF_MAX, "case %d/%zu: %s, EXIF %zu bytes", le, k,
+                  rc ? e.msg : "", rc ? 0 : m.exif_len);
+            if (rc || !m.exif) {
+                free(b);
+                continue;
+            }
+            CHECK(vki_exif_byte_order(m.exif, m.exif_len) == le, "case %d/%zu: byte order", le, k);
+            const int want_o = cases[k].o ? cases[k].o : 1;
+            CHECK(m.orientation == want_o && vki_exif_orientation(m.exif, m.exif_len) == want_o,
+                  "case %d/%zu: orientation %d, block's %d, want %d", le, k, m.orientation,
+                  vki_exif_orientation(m.exif, m.exif_len), want_o);
+            xent f0[64], x0[64], fs[64], xs[64];
+            const int nf0 = walk_ifd(b, n, le, xrd32(b + 4, le), f0, 64);
+            const int nx0 = walk_ifd(m.exif, m.exif_len, le, xrd32(m.exif + 4, le), x0, 64);
+            CHECK(nf0 > 0 && nx0 > 0, "case %d/%zu: IFD0s %d, %d entries", le, k, nf0, nx0);
+            if (nf0 > 0 && nx0 > 0) {
+                for (unsigned tag = 271; tag <= 305; tag += 305 - 271) { /* Make, Software */
+                    const xent *a = find_ent(f0, nf0, tag), *c = find_ent(x0, nx0, tag);
+                    CHECK(a && c && same_ent(a, c), "case %d/%zu: IFD0 tag %u kept", le, k, tag);
+                }
+                for (unsigned tag = 256; tag <= 279; tag++) /* no image tags: sizes, strips, ... */
+                    CHECK(tag == 271 || tag == 272 || tag == 274 || tag == 270 || !find_ent(x0, nx0, tag),
+                          "case %d/%zu: IFD0 tag %u left in", le, k, tag);
+                CHECK(!cases[k].o == !find_ent(x0, nx0, 274), "case %d/%zu: orientation entry", le, k);
+                for (int i = 1; i < nx0; i++)
+                    CHECK(x0[i - 1].tag < x0[i].tag, "case %d/%zu: IFD0 not in ascending order", le, k);
+            }
+            for (unsigned ptr = 34665; ptr <= 34853; ptr += 34853 - 34665) {
+                const int nf = walk_sub(b, n, le, ptr, fs, 64), nx = walk_sub(m.exif, m.exif_len, le, ptr, xs, 64);
+                const bool present = ptr == 34853 || cases[k].exif;
+                CHECK(present ? nf > 0 : nf == 0, "case %d/%zu: the file's IFD %u has %d entries", le, k, ptr, nf);
+                const bool drop_maker = ptr == 34665 && cases[k].maker > VKI_JPEG_EXIF_MAX;
+                CHECK(nx == nf - (drop_maker ? 1 : 0), "case %d/%zu: IFD %u: %d entries, the file's %d", le, k, ptr, nx,
+                      nf);
+                int j = 0;
+                for (int i = 0; i < nf && j < nx; i++) {
+                    if (drop_maker && fs[i].tag == 37500)
+                        continue;
+                    CHECK(same_ent(&fs[i], &xs[j]), "case %d/%zu: IFD %u entry %d (tag %u) differs", le, k, ptr, i,
+                          fs[i].tag);
+                    j++;
+                }
+                if (ptr == 34665 && cases[k].maker && !drop_maker)
+                    CHECK(find_ent(xs, nx, 37500) && find_ent(xs, nx, 37500)->n == cases[k].maker,
+                          "case %d/%zu: the MakerNote kept", le, k);
+            }
+            vki_meta_free(&m);
+            free(b);
+            remove(path);
+        }
+    /* a JPEG made from it keeps the block, the orientation written as 1 */
+    char path[96], out[96];
+    snprintf(path, sizeof path, "%s/exif_j.tif", g_tdir);
+    snprintf(out, sizeof out, "%s/exif_j.jpg", g_tdir);
+    CHECK(!write_exif_tiff(path, 0, 6, true, 0), "write exif_j.tif");
+    vkimg_image im;
+    vkimg_meta m, jm;
+    vkimg_err e;
+    int rc = vkimg_load_meta(path, NULL, &im, &m, &e);
+    CHECK(rc == 0 && im.w == 4 && im.h == 3 && m.orientation == 6 && m.exif, "load exif_j.tif: %s", rc ? e.msg : "");
+    if (!rc) {
+        vkimg_save_opts so = { .meta = &m, .quality = 90 };
+        vkimg_meta_set_orientation(&m, 1);
+        rc = vkimg_save(out, &im, &so, &e);
+        CHECK(rc == 0, "save exif_j.jpg: %s", rc ? e.msg : "");
+        vkimg_image back;
+        if (!rc && !(rc = vkimg_load_meta(out, NULL, &back, &jm, &e))) {
+            CHECK(jm.exif_len == m.exif_len && !memcmp(jm.exif, m.exif, m.exif_len) && jm.orientation == 1,
+                  "the JPEG's EXIF block is the TIFF's (%zu bytes, %zu)", jm.exif_len, m.exif_len);
+            vkimg_image_free(&back);
+            vkimg_meta_free(&jm);
+        }
+        vkimg_image_free(&im);
+        vkimg_meta_free(&m);
+    }
+    remove(path);
+    remove(out);
+}
+
 /* ------------------------------------------------------------ hostile input */
 
 static void expect_clean(const char *what, const unsigned char *b, size_t n, uint64_t max_pixels, bool must_fail)
@@ -806,6 +1040,7 @@ int main(void)
     test_jpeg();
     test_encode();
     test_orientation();
+    test_exif();
     test_hostile();
     test_files();
     rmdir(g_tdir);
