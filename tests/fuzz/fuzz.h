@@ -99,6 +99,12 @@ static inline bool fuzz_same_image(const vkimg_image *a, const vkimg_image *b)
            fuzz_same_bytes(a->data, vkimg_image_bytes(a), b->data, vkimg_image_bytes(b));
 }
 
+/* A WebP's VP8X alpha flag: 1 set, 0 clear, -1 no VP8X chunk first. */
+static inline int fuzz_webp_alpha_flag(const unsigned char *b, size_t len)
+{
+    return len >= 21 && !memcmp(b + 12, "VP8X", 4) ? (b[20] & 0x10) != 0 : -1;
+}
+
 /* A metadata record as the readers promise it: both buffers present exactly when
  * their lengths are not 0, the EXIF block a TIFF block whose orientation is the
  * record's, the profile name a string. A TIFF's record (tiff) has the orientation of
@@ -224,9 +230,17 @@ static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const v
         if (!webp)
             FUZZ_CHECK(drc == 0, "the file decodes, its rewrite with metadata does not: %s", de.msg);
         if (drc == 0) {
-            if (webp)
+            /* (the channels follow the VP8X alpha flag, WebPGetFeatures' has_alpha, which
+             * libwebpmux sets anew from the frames' own alpha: an animation whose flag
+             * claimed alpha its frames do not have comes back without it) */
+            if (webp && fuzz_webp_alpha_flag(b, len) != fuzz_webp_alpha_flag(out, outlen))
+                FUZZ_CHECK(im->w == im2.w && im->h == im2.h && im->fmt == im2.fmt,
+                           "the rewrite with metadata decodes to another size or format: %dx%d %d, then %dx%d %d",
+                           im->w, im->h, (int)im->fmt, im2.w, im2.h, (int)im2.fmt);
+            else if (webp)
                 FUZZ_CHECK(im->w == im2.w && im->h == im2.h && im->c == im2.c && im->fmt == im2.fmt,
-                           "the rewrite with metadata decodes to another size or format");
+                           "the rewrite with metadata decodes to another size or format: %dx%dx%d %d, then %dx%dx%d %d",
+                           im->w, im->h, im->c, (int)im->fmt, im2.w, im2.h, im2.c, (int)im2.fmt);
             else
                 FUZZ_CHECK(fuzz_same_image(im, &im2), "the rewrite with metadata decodes to other pixels");
             vkimg_image_free(&im2);
