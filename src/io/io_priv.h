@@ -188,6 +188,44 @@ typedef struct vki_tiff_field {
  * or the tag's values lie outside it. */
 int vki_tiff_field_find(const unsigned char *b, size_t len, unsigned tag, vki_tiff_field *f);
 
+/* ---- EXIF trees (exif.c): IFD0's descriptive tags and the Exif, GPS and Interop IFDs
+ * of a classic TIFF structure (a TIFF file, or the EXIF block of the other formats) */
+enum { VKI_XI_IFD0, VKI_XI_EXIF, VKI_XI_GPS, VKI_XI_INTEROP, VKI_XI_N, VKI_XI_MAX = 512 };
+typedef struct vki_xentry {
+    unsigned tag, type;
+    uint32_t count;
+    const unsigned char *val; /* its values' bytes in the source; NULL: a pointer (sub) or the SHORT v */
+    size_t n;                 /* their count */
+    int sub;                  /* the IFD a pointer tag points to, else -1 */
+    unsigned v;               /* val NULL and sub < 0: the value of a SHORT set by the caller */
+    uint32_t at;              /* vki_exif_write: where the values went (n > 4) */
+} vki_xentry;
+typedef struct vki_xtree {
+    vki_xentry e[VKI_XI_N][VKI_XI_MAX];
+    unsigned n[VKI_XI_N]; /* entries an IFD (0: none) */
+    int le;               /* the source's byte order */
+} vki_xtree;
+/* The tree of b (its IFD0's EXIF tags: 270 271 272 282 283 296 305 306 315 33432, the
+ * first of each; the IFDs its pointers reach; an entry whose values lie outside b
+ * left out). 0, or -1 where b is not a classic TIFF structure. t is large (malloc it);
+ * its entries point into b. */
+int vki_exif_tree_read(const unsigned char *b, size_t len, vki_xtree *t);
+/* Leaves out IFD k's entries of this tag. */
+void vki_exif_tree_drop(vki_xtree *t, int k, unsigned tag);
+/* IFD0's entry of this tag as one SHORT v, in tag order (the orientation). */
+void vki_exif_tree_set_short(vki_xtree *t, unsigned tag, unsigned v);
+/* Bytes vki_exif_write writes: the IFDs whose bit is set in ifds (and that have
+ * entries), then the values over 4 bytes of every IFD's entries, each at an even
+ * offset. */
+size_t vki_exif_size(const vki_xtree *t, unsigned ifds);
+/* Writes them at dst (zeroed), which is offset base (even) of the structure, in byte
+ * order le: ifd_off[k] where IFD k went (0: not written), each value's place in its
+ * entry's at. */
+void vki_exif_write(vki_xtree *t, unsigned ifds, unsigned char *dst, size_t base, int le, uint32_t ifd_off[VKI_XI_N]);
+/* An entry as 12 bytes in byte order le (after vki_exif_write placed its values). */
+void vki_exif_entry_put(const vki_xtree *t, const vki_xentry *e, unsigned char q[12], int le,
+                        const uint32_t ifd_off[VKI_XI_N]);
+
 /* PackBits (PSD, TIFF): unpacks b[*pos..len) into n bytes at dst, every step
  * bytes; 0 (*pos past the data used), 1 when the data end first, 2 when a run
  * goes past the n bytes. */
@@ -266,17 +304,19 @@ const char *vki_npy_descr(vkimg_fmt f);
 /* Encodes a U8, U16 or F32 image of 1-4 channels as a little-endian TIFF (tiff.c):
  * strips of about 256 KiB, Deflate with predictor 2 (integers) or 3 (floats) (or, with
  * deflate false, uncompressed: vki_tiff_encode_ex), alpha
- * as an unassociated extra sample, the ICC profile (icc_len 0: none) as tag 34675;
- * the strips compressed on up to `threads` threads (the same file for any count).
- * *out is malloc()ed. Errors name no file: the caller adds the path. */
-int vki_tiff_encode_ex(const vkimg_image *im, const unsigned char *icc, size_t icc_len, bool deflate, int threads,
-                       unsigned char **out, size_t *outlen, vkimg_err *e);
-int vki_tiff_encode(const vkimg_image *im, const unsigned char *icc, size_t icc_len, unsigned char **out,
-                    size_t *outlen, vkimg_err *e);
+ * as an unassociated extra sample; of m (NULL: none) the ICC profile as tag 34675, an
+ * orientation other than 1 as tag 274, and the EXIF block's tree (exif.c): its IFD0
+ * tags in the IFD (not its resolution: the writer's own), its Exif, GPS and Interop
+ * IFDs pointed to from there; the strips compressed on up to `threads` threads (the
+ * same file for any count). *out is malloc()ed. Errors name no file: the caller adds
+ * the path. */
+int vki_tiff_encode_ex(const vkimg_image *im, const vkimg_meta *m, bool deflate, int threads, unsigned char **out,
+                       size_t *outlen, vkimg_err *e);
+int vki_tiff_encode(const vkimg_image *im, const vkimg_meta *m, unsigned char **out, size_t *outlen, vkimg_err *e);
 /* The same written to path atomically (vki_write_atomic_v) without joining it first:
  * an uncompressed file's pixel data is written from im as it is. Errors name path. */
-int vki_tiff_save(const char *path, const vkimg_image *im, const unsigned char *icc, size_t icc_len, bool deflate,
-                  int threads, vkimg_err *e);
+int vki_tiff_save(const char *path, const vkimg_image *im, const vkimg_meta *m, bool deflate, int threads,
+                  vkimg_err *e);
 
 /* Encodes a U8 image as WebP (webp.c): lossy at quality 1..100, or lossless (the same
  * pixels back, the colour under alpha 0 too; an alpha all 255 is not kept: libwebp

@@ -553,199 +553,37 @@ oom:
 
 /* ------------------------------------------------------------------ TIFF's EXIF */
 
-/* A TIFF file keeps its EXIF in its own IFDs: IFD0's descriptive tags, and the Exif
- * and GPS IFDs it points to (34665, 34853; the Exif IFD may point to an Interop IFD,
- * 40965). The EXIF block of the other formats is the same structure on its own: a
- * TIFF header, an IFD0 and those IFDs, their values after them. tiff_exif builds it
- * from a classic TIFF (BigTIFF's 8-byte entries: none) in the file's byte order, each
- * entry's value copied as it is (MakerNote too: its inner offsets, if any, are the
- * maker's), and every offset made the block's own. Best effort, as the reading policy
- * says: an IFD or a value that lies outside the file is left out. */
-enum { XI_IFD0, XI_EXIF, XI_GPS, XI_INTEROP, XI_N, XI_MAX_ENTRIES = 512 };
-typedef struct xentry {
-    unsigned tag, type;
-    uint32_t count;
-    const unsigned char *val; /* the value's bytes in the file (NULL: an offset to IFD sub) */
-    size_t n;                 /* their count */
-    int sub;                  /* the IFD a pointer tag points to, else -1 */
-} xentry;
-typedef struct xifd {
-    xentry e[XI_MAX_ENTRIES];
-    unsigned n;
-} xifd;
-
-/* Bytes a value of TIFF type t takes; 0 for a type TIFF 6.0 (and EXIF) does not have. */
-static unsigned tiff_type_size(unsigned t)
-{
-    static const unsigned char size[14] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
-    return t < 14 ? size[t] : 0;
-}
-
-static void tput16(unsigned char *p, unsigned v, int le)
-{
-    p[le ? 0 : 1] = (unsigned char)v;
-    p[le ? 1 : 0] = (unsigned char)(v >> 8);
-}
-
-static void tput32(unsigned char *p, uint32_t v, int le)
-{
-    for (int i = 0; i < 4; i++)
-        p[le ? i : 3 - i] = (unsigned char)(v >> (8 * i));
-}
-
-/* IFD0's tags that belong in an EXIF block's IFD0 (TIFF 6.0's descriptive ones, as
- * EXIF 2.3 lists them); Orientation is written from the record, the pointers below. */
-static int exif_ifd0_tag(unsigned tag)
-{
-    static const unsigned keep[] = { 270, 271, 272, 282, 283, 296, 305, 306, 315, 33432 };
-    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-        if (keep[i] == tag)
-            return 1;
-    return 0;
-}
-
-static int ifd_has(const xifd *x, unsigned tag)
-{
-    for (unsigned i = 0; i < x->n; i++)
-        if (x->e[i].tag == tag)
-            return 1;
-    return 0;
-}
-
-/* The entries of the IFD at off in b (le: its byte order) into x[which], with the
- * pointer tags of that IFD read in turn: IFD0 -> Exif, GPS; Exif -> Interop. */
-static void exif_read_ifd(const unsigned char *b, size_t len, int le, uint32_t off, int which, xifd *x)
-{
-    if (off < 8 || off >= len || len - off < 2)
-        return;
-    size_t count = tiff16(b + off, le), fit = (len - off - 2) / 12;
-    if (count > fit)
-        count = fit;
-    for (size_t i = 0; i < count && x[which].n < XI_MAX_ENTRIES; i++) {
-        const unsigned char *en = b + off + 2 + 12 * i;
-        const unsigned tag = tiff16(en, le), type = tiff16(en + 2, le);
-        const uint32_t cnt = tiff32(en + 4, le);
-        int sub = -1;
-        if (which == XI_IFD0)
-            sub = tag == 34665 ? XI_EXIF : tag == 34853 ? XI_GPS : -1;
-        else if (which == XI_EXIF && tag == 40965)
-            sub = XI_INTEROP;
-        if (sub >= 0) {
-            if ((type != 4 && type != 13) || cnt != 1 || x[sub].n)
-                continue; /* not one offset, or a second pointer to the same IFD */
-            exif_read_ifd(b, len, le, tiff32(en + 8, le), sub, x);
-            if (x[sub].n)
-                x[which].e[x[which].n++] = (xentry){ tag, 4, 1, NULL, 4, sub };
-            continue;
-        }
-        const unsigned ts = tiff_type_size(type);
-        if (!ts || type == 13 || (which == XI_IFD0 && (!exif_ifd0_tag(tag) || ifd_has(&x[which], tag))))
-            continue; /* (IFD0: the first of each tag) */
-        if (cnt > len / ts)
-            continue; /* more values than the file has bytes */
-        const size_t n = (size_t)cnt * ts;
-        const unsigned char *val = en + 8;
-        if (n > 4) {
-            const uint32_t vo = tiff32(en + 8, le);
-            if (vo > len || len - vo < n)
-                continue;
-            val = b + vo;
-        }
-        x[which].e[x[which].n++] = (xentry){ tag, type, cnt, val, n, -1 };
-    }
-}
-
-/* The block's size with the IFDs laid out in order after the header and every value
- * of more than 4 bytes after them (each at an even offset); ifd_off[k] the place of
- * IFD k (0: left out). */
-static size_t exif_layout(const xifd *x, uint32_t ifd_off[XI_N], size_t *values_at)
-{
-    size_t at = 8;
-    for (int k = 0; k < XI_N; k++) {
-        ifd_off[k] = x[k].n ? (uint32_t)at : 0;
-        if (x[k].n)
-            at += 2 + 12 * (size_t)x[k].n + 4;
-    }
-    *values_at = at;
-    for (int k = 0; k < XI_N; k++)
-        for (unsigned i = 0; i < x[k].n; i++)
-            if (x[k].e[i].sub < 0 && x[k].e[i].n > 4)
-                at += (x[k].e[i].n + 1) & ~(size_t)1;
-    return at;
-}
-
-/* The EXIF block of a classic TIFF (in *out, malloc'd; its length in *outlen), with
- * the orientation entry orient (0: none); 0 and *out NULL where there is no Exif or
- * GPS IFD, the block would pass VKI_JPEG_EXIF_MAX even without the MakerNote, or
- * memory runs out. */
+/* The EXIF block of a classic TIFF (in *out, malloc'd; its length in *outlen): the
+ * file's EXIF tree (exif.c) in the file's byte order, with the orientation entry
+ * orient (0: none); NULL where there is no Exif or GPS IFD, the block would pass
+ * VKI_JPEG_EXIF_MAX even without the MakerNote (37500), or memory runs out. */
 static void tiff_exif(const unsigned char *b, size_t len, int orient, unsigned char **out, size_t *outlen)
 {
     *out = NULL;
     *outlen = 0;
-    const int le = vki_exif_byte_order(b, len);
-    if (le < 0)
-        return;
-    xifd *x = calloc(XI_N, sizeof *x);
-    if (!x)
-        return;
-    exif_read_ifd(b, len, le, tiff32(b + 4, le), XI_IFD0, x);
-    if (!x[XI_EXIF].n && !x[XI_GPS].n) {
-        free(x);
+    vki_xtree *t = malloc(sizeof *t);
+    if (!t || vki_exif_tree_read(b, len, t) || (!t->n[VKI_XI_EXIF] && !t->n[VKI_XI_GPS])) {
+        free(t);
         return;
     }
-    if (orient && x[XI_IFD0].n < XI_MAX_ENTRIES) { /* in ascending order, as TIFF wants IFD entries */
-        unsigned i = 0;
-        while (i < x[XI_IFD0].n && x[XI_IFD0].e[i].tag < 274)
-            i++;
-        memmove(&x[XI_IFD0].e[i + 1], &x[XI_IFD0].e[i], (x[XI_IFD0].n - i) * sizeof(xentry));
-        x[XI_IFD0].n++;
-        x[XI_IFD0].e[i] = (xentry){ 274, 3, 1, NULL, 2, -1 };
+    if (orient)
+        vki_exif_tree_set_short(t, VKI_TIFF_TAG_ORIENTATION, (unsigned)orient);
+    const unsigned all = (1u << VKI_XI_N) - 1;
+    size_t total = 8 + vki_exif_size(t, all);
+    if (total > VKI_JPEG_EXIF_MAX) {
+        vki_exif_tree_drop(t, VKI_XI_EXIF, 37500);
+        total = 8 + vki_exif_size(t, all);
     }
-    uint32_t ifd_off[XI_N];
-    size_t data, total = exif_layout(x, ifd_off, &data);
-    if (total > VKI_JPEG_EXIF_MAX && x[XI_EXIF].n) { /* without the MakerNote (37500) */
-        unsigned j = 0;
-        for (unsigned i = 0; i < x[XI_EXIF].n; i++)
-            if (x[XI_EXIF].e[i].tag != 37500)
-                x[XI_EXIF].e[j++] = x[XI_EXIF].e[i];
-        x[XI_EXIF].n = j;
-        total = exif_layout(x, ifd_off, &data);
+    unsigned char *x = total <= VKI_JPEG_EXIF_MAX ? calloc(1, total) : NULL;
+    if (x) {
+        uint32_t ifd_off[VKI_XI_N];
+        memcpy(x, t->le ? "II*\0" : "MM\0*", 4);
+        vki_exif_write(t, all, x + 8, 8, t->le, ifd_off);
+        memcpy(x + 4, t->le ? (const unsigned char[]){ 8, 0, 0, 0 } : (const unsigned char[]){ 0, 0, 0, 8 }, 4);
+        *out = x;
+        *outlen = total;
     }
-    unsigned char *t = total <= VKI_JPEG_EXIF_MAX ? calloc(1, total) : NULL;
-    if (!t) {
-        free(x);
-        return;
-    }
-    memcpy(t, le ? "II*\0" : "MM\0*", 4);
-    tput32(t + 4, 8, le);
-    for (int k = 0; k < XI_N; k++) {
-        if (!x[k].n)
-            continue;
-        unsigned char *p = t + ifd_off[k];
-        tput16(p, x[k].n, le);
-        for (unsigned i = 0; i < x[k].n; i++) {
-            const xentry *en = &x[k].e[i];
-            unsigned char *q = p + 2 + 12 * i;
-            tput16(q, en->tag, le);
-            tput16(q + 2, en->type, le);
-            tput32(q + 4, en->count, le);
-            if (en->sub >= 0)
-                tput32(q + 8, ifd_off[en->sub], le);
-            else if (!en->val) /* the orientation */
-                tput16(q + 8, (unsigned)orient, le);
-            else if (en->n <= 4)
-                memcpy(q + 8, en->val, en->n);
-            else {
-                memcpy(t + data, en->val, en->n);
-                tput32(q + 8, (uint32_t)data, le);
-                data += (en->n + 1) & ~(size_t)1;
-            }
-        }
-        tput32(p + 2 + 12 * (size_t)x[k].n, 0, le); /* no next IFD */
-    }
-    free(x);
-    *out = t;
-    *outlen = total;
+    free(t);
 }
 
 int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)

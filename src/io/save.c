@@ -159,11 +159,14 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
             return vki_fail(e, rc, "%s: %s", path, we.msg);
         return write_with_meta(path, k, wp, n, vki_webp_channels(im->c), o ? o->meta : NULL, e);
     }
-    if (k == VKIMG_FILE_TIFF) { /* ours (tiff.c): Deflate, 1-4 channels, u8/u16/f32; the ICC profile where it fits */
-        const vkimg_meta *m = o ? o->meta : NULL;
-        const bool icc = m && m->icc_len && vki_icc_fits(m->icc, m->icc_len, im->c);
-        return vki_tiff_save(path, im, icc ? m->icc : NULL, icc ? m->icc_len : 0, !(o && o->tiff_uncompressed),
-                             o ? o->threads : 1, e);
+    if (k == VKIMG_FILE_TIFF) { /* ours (tiff.c): Deflate, 1-4 channels, u8/u16/f32; the ICC profile where it fits, the EXIF */
+        vkimg_meta m = { .orientation = 1 };
+        if (o && o->meta) {
+            m = *o->meta;
+            if (m.icc_len && !vki_icc_fits(m.icc, m.icc_len, im->c))
+                m.icc = NULL, m.icc_len = 0;
+        }
+        return vki_tiff_save(path, im, &m, !(o && o->tiff_uncompressed), o ? o->threads : 1, e);
     }
     /* JPEG and TGA headers hold 16-bit sizes */
     const int64_t w = im->w, h = im->h;

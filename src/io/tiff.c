@@ -997,7 +997,7 @@ static void *strip_worker(void *arg)
 /* A TIFF being written: its pieces in file order (vki_span), the header, the strips'
  * data (Deflate: one piece a strip; uncompressed: the image's rows as they are where
  * the host is little-endian, else a copy), a pad byte where the data's length is odd,
- * and the tail (the IFD, the arrays it points to, the ICC profile). */
+ * and the tail (the IFD, the arrays it points to, the ICC profile, the EXIF's IFDs and values). */
 typedef struct tiff_file {
     unsigned char head[8], pad;
     unsigned char *tail, *swapped; /* malloc()ed; swapped: the rows little-endian on a big-endian host */
@@ -1005,10 +1005,19 @@ typedef struct tiff_file {
     vki_span *parts;
     int nparts;
     size_t total;
+    vki_xtree *xt; /* the EXIF written (NULL: none) */
 } tiff_file;
+
+/* qsort's order of two IFD entries (little-endian): by tag. */
+static int entry_tag_cmp(const void *a, const void *b)
+{
+    const uint32_t x = vki_rd16le(a), y = vki_rd16le(b);
+    return x < y ? -1 : x > y;
+}
 
 static void tiff_file_free(tiff_file *fo)
 {
+    free(fo->xt);
     for (uint32_t k = 0; fo->ts.z && k < fo->ts.n; k++)
         free(fo->ts.z[k]);
     free(fo->ts.z);
@@ -1019,10 +1028,12 @@ static void tiff_file_free(tiff_file *fo)
     memset(fo, 0, sizeof *fo);
 }
 
-static int tiff_file_make(const vkimg_image *im, const unsigned char *icc, size_t icc_len, bool deflate,
-                          int threads, tiff_file *fo, vkimg_err *e)
+static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool deflate, int threads, tiff_file *fo,
+                          vkimg_err *e)
 {
     memset(fo, 0, sizeof *fo);
+    const unsigned char *icc = m && m->icc_len ? m->icc : NULL;
+    const size_t icc_len = icc ? m->icc_len : 0;
     if (!im || !im->data || im->w < 1 || im->h < 1 || im->c < 1 || im->c > 4)
         return vki_fail(e, VKIMG_E_RUNTIME, "TIFF: invalid image");
     if (im->fmt != VKIMG_U8 && im->fmt != VKIMG_U16 && im->fmt != VKIMG_F32)
@@ -1077,10 +1088,27 @@ static int tiff_file_make(const vkimg_image *im, const unsigned char *icc, size_
     if (data & 1)
         fo->parts[fo->nparts++] = (vki_span){ &fo->pad, 1 };
     const bool alpha = c == 2 || c == 4;
-    const unsigned nent = 13 + (deflate ? 1 : 0) + (alpha ? 1 : 0) + (im->fmt == VKIMG_F32 ? 1 : 0) + (icc_len ? 1 : 0);
+    /* the EXIF's tree (exif.c): its IFD0 tags go into the IFD (but the resolution, the
+     * writer's own), its IFDs and every value after the ICC profile */
+    const unsigned subs = 1u << VKI_XI_EXIF | 1u << VKI_XI_GPS | 1u << VKI_XI_INTEROP;
+    const int orient = m && m->orientation > 1 && m->orientation <= 8 ? m->orientation : 0;
+    if (m && m->exif_len) {
+        if (!(fo->xt = malloc(sizeof *fo->xt))) {
+            tiff_file_free(fo);
+            return vki_fail(e, VKIMG_E_RUNTIME, "TIFF: out of memory");
+        }
+        if (vki_exif_tree_read(m->exif, m->exif_len, fo->xt))
+            fo->xt->n[VKI_XI_IFD0] = fo->xt->n[VKI_XI_EXIF] = fo->xt->n[VKI_XI_GPS] = fo->xt->n[VKI_XI_INTEROP] = 0;
+        for (unsigned tag = 282; tag <= 296; tag += tag == 283 ? 296 - 283 : 1)
+            vki_exif_tree_drop(fo->xt, VKI_XI_IFD0, tag);
+    }
+    const unsigned nx = fo->xt ? fo->xt->n[VKI_XI_IFD0] : 0;
+    const unsigned nent = 13 + (deflate ? 1 : 0) + (alpha ? 1 : 0) + (im->fmt == VKIMG_F32 ? 1 : 0) + (icc_len ? 1 : 0) +
+                          (orient ? 1 : 0) + nx;
     const size_t ifd = data + (data & 1), ifd_len = 2 + 12 * (size_t)nent + 4;
     const size_t bps_at = ifd_len, res_at = bps_at + 8, offs_at = res_at + 8, cnts_at = offs_at + 4 * (size_t)ts->n,
-                 icc_at = cnts_at + 4 * (size_t)ts->n, tail_len = icc_at + icc_len; /* in the tail */
+                 icc_at = cnts_at + 4 * (size_t)ts->n, exif_at = (icc_at + icc_len + 1) & ~(size_t)1,
+                 tail_len = exif_at + (fo->xt ? vki_exif_size(fo->xt, subs) : 0); /* in the tail */
     fo->total = ifd + tail_len;
     if (fo->total > UINT32_MAX) {
         tiff_file_free(fo);
@@ -1090,6 +1118,9 @@ static int tiff_file_make(const vkimg_image *im, const unsigned char *icc, size_
         tiff_file_free(fo);
         return vki_fail(e, VKIMG_E_RUNTIME, "TIFF: out of memory");
     }
+    uint32_t ifd_off[VKI_XI_N] = { 0 };
+    if (fo->xt)
+        vki_exif_write(fo->xt, subs, fo->tail + exif_at, ifd + exif_at, 1, ifd_off);
     fo->parts[fo->nparts++] = (vki_span){ fo->tail, tail_len };
     unsigned char *t = fo->tail;
     memcpy(fo->head, "II*\0", 4);
@@ -1127,6 +1158,8 @@ static int tiff_file_make(const vkimg_image *im, const unsigned char *icc, size_
     ENT(T_COMPRESSION, 3, 1, deflate ? C_DEFLATE : C_NONE);
     ENT(T_PHOTOMETRIC, 3, 1, c >= 3 ? 2 : 1);
     ENT(T_STRIPOFFSETS, 4, ts->n, ts->n == 1 ? 8 : (uint32_t)(ifd + offs_at));
+    if (orient) /* the stored pixels' orientation (--no-auto-orient) */
+        ENT(VKI_TIFF_TAG_ORIENTATION, 3, 1, (uint32_t)orient);
     ENT(T_SPP, 3, 1, c);
     ENT(T_ROWSPERSTRIP, 4, 1, rows);
     ENT(T_STRIPBYTECOUNTS, 4, ts->n, ts->n == 1 ? (uint32_t)ts->zlen[0] : (uint32_t)(ifd + cnts_at));
@@ -1145,17 +1178,22 @@ static int tiff_file_make(const vkimg_image *im, const unsigned char *icc, size_
 #undef ENT
     if (icc_len && icc_len <= 4) /* inline */
         memcpy(d - 4, icc, icc_len);
+    /* the EXIF's IFD0 entries, then all of them in tag order, as TIFF wants */
+    for (unsigned i = 0; i < nx; i++, d += 12)
+        vki_exif_entry_put(fo->xt, &fo->xt->e[VKI_XI_IFD0][i], d, 1, ifd_off);
+    if (nx)
+        qsort(t + 2, nent, 12, entry_tag_cmp);
     put32le(d, 0); /* no next IFD */
     return 0;
 }
 
-int vki_tiff_encode_ex(const vkimg_image *im, const unsigned char *icc, size_t icc_len, bool deflate, int threads,
-                       unsigned char **out, size_t *outlen, vkimg_err *e)
+int vki_tiff_encode_ex(const vkimg_image *im, const vkimg_meta *m, bool deflate, int threads, unsigned char **out,
+                       size_t *outlen, vkimg_err *e)
 {
     *out = NULL;
     *outlen = 0;
     tiff_file fo;
-    int rc = tiff_file_make(im, icc, icc_len, deflate, threads, &fo, e);
+    int rc = tiff_file_make(im, m, deflate, threads, &fo, e);
     if (rc)
         return rc;
     unsigned char *f = vki_malloc_big(fo.total);
@@ -1174,18 +1212,17 @@ int vki_tiff_encode_ex(const vkimg_image *im, const unsigned char *icc, size_t i
     return rc;
 }
 
-int vki_tiff_encode(const vkimg_image *im, const unsigned char *icc, size_t icc_len, unsigned char **out,
-                    size_t *outlen, vkimg_err *e)
+int vki_tiff_encode(const vkimg_image *im, const vkimg_meta *m, unsigned char **out, size_t *outlen, vkimg_err *e)
 {
-    return vki_tiff_encode_ex(im, icc, icc_len, true, 1, out, outlen, e);
+    return vki_tiff_encode_ex(im, m, true, 1, out, outlen, e);
 }
 
-int vki_tiff_save(const char *path, const vkimg_image *im, const unsigned char *icc, size_t icc_len, bool deflate,
-                  int threads, vkimg_err *e)
+int vki_tiff_save(const char *path, const vkimg_image *im, const vkimg_meta *m, bool deflate, int threads,
+                  vkimg_err *e)
 {
     tiff_file fo;
     vkimg_err te;
-    int rc = tiff_file_make(im, icc, icc_len, deflate, threads, &fo, &te);
+    int rc = tiff_file_make(im, m, deflate, threads, &fo, &te);
     if (rc)
         return vki_fail(e, rc, "%s: %s", path, te.msg);
     rc = vki_write_atomic_v(path, fo.parts, fo.nparts, e);

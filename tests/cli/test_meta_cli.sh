@@ -128,8 +128,9 @@ if "$V" -q -i "$T/in/j9.jpg" -o "$T/out/j9.webp" -f copy; then
     check "gray -> WebP (RGB): the GRAY profile left out" [ "$("$M" icc "$T/out/j9.webp")" = "0 -" ]
 else bad "gray -> WebP: vkimg failed"; fi
 
-# TIFF outputs keep the ICC profile (tag 34675; EXIF has no place there: the orientation is
-# applied), TIFF inputs give it back; the gray image's GRAY profile fits its gray TIFF
+# TIFF outputs keep the ICC profile (tag 34675; the EXIF goes into the file's own IFDs,
+# which test_tiff_io reads back with libtiff), TIFF inputs give it back; the gray image's
+# GRAY profile fits its gray TIFF
 for name in j6 jbig j9; do
     if "$V" -q -i "$T/in/$name.jpg" -o "$T/out/$name.tif" -f copy &&
         "$V" -q -i "$T/out/$name.tif" -o "$T/out/$name.fromtif.png" -f copy; then
@@ -139,6 +140,15 @@ for name in j6 jbig j9; do
         check "$name -> TIFF: the upright pixels, exactly" "$V" compare -q "$T/out/$name.tif" "$T/out/$name.fromtif.png"
     else bad "$name -> TIFF: vkimg failed"; fi
 done
+# --no-auto-orient into a TIFF: the stored pixels and the orientation as tag 274, which
+# reading the TIFF applies: the same upright image as the JPEG's
+if "$V" -q -i "$T/in/j6.jpg" -o "$T/out/j6.noauto.tif" -f copy --no-auto-orient &&
+    "$V" -q -i "$T/out/j6.noauto.tif" -o "$T/out/j6.noauto.fromtif.png" -f copy &&
+    "$V" -q -i "$T/out/j6.noauto.tif" -o "$T/out/j6.noauto.stored.png" -f copy --no-auto-orient; then
+    check "j6 -> TIFF --no-auto-orient -> PNG: upright, as the JPEG's" \
+        "$V" compare -q "$T/out/j6.noauto.fromtif.png" "$T/out/j6.tif"
+    check "j6 -> TIFF --no-auto-orient: the stored pixels" "$V" compare -q "$T/out/j6.noauto.stored.png" "$T/out/j6.noauto.png"
+else bad "j6 -> TIFF --no-auto-orient: vkimg failed"; fi
 if "$V" -q -i "$T/in/j6.jpg" -o "$T/out/j6.strip.tif" -f copy --strip; then
     check "--strip: a TIFF without the profile" [ "$("$M" icc "$T/out/j6.strip.tif")" = "0 -" ]
 else bad "--strip TIFF: vkimg failed"; fi

@@ -446,7 +446,7 @@ static void tiff_ours(const char *name, int w, int h, int c, vkimg_fmt fmt, bool
     unsigned char *f;
     size_t n;
     vkimg_err e;
-    if (vki_tiff_encode_ex(&im, m ? m->icc : NULL, m ? m->icc_len : 0, deflate, 1, &f, &n, &e))
+    if (vki_tiff_encode_ex(&im, m, deflate, 1, &f, &n, &e))
         die("%s: %s", name, e.msg);
     put_load(name, f, n);
     free(f);

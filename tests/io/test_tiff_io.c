@@ -500,7 +500,8 @@ static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool defla
     }
     unsigned char *f = NULL;
     size_t flen = 0;
-    int rc = vki_tiff_encode_ex(&im, icc, icc_len, deflate, 2, &f, &flen, &e);
+    const vkimg_meta meta = { .icc = (unsigned char *)icc, .icc_len = icc_len, .orientation = 1 };
+    int rc = vki_tiff_encode_ex(&im, &meta, deflate, 2, &f, &flen, &e);
     CHECK(rc == 0, "line %d: encode %dx%dx%d: %s", line, w, h, c, e.msg);
     if (rc) {
         vkimg_image_free(&im);
@@ -601,7 +602,7 @@ static void test_encode(void)
     unsigned char *out = NULL;
     size_t n;
     if (!vkimg_image_alloc(&im, 3, 2, 1, VKIMG_U32, &e)) {
-        CHECK(vki_tiff_encode(&im, NULL, 0, &out, &n, &e) == VKIMG_E_USAGE && !out && strstr(e.msg, "u32"),
+        CHECK(vki_tiff_encode(&im, NULL, &out, &n, &e) == VKIMG_E_USAGE && !out && strstr(e.msg, "u32"),
               "u32 refused: %s", e.msg);
         vkimg_image_free(&im);
     }
@@ -874,6 +875,96 @@ static void test_exif(void)
     remove(out);
 }
 
+/* TIFF outputs carry the EXIF: the EXIF block (here the one made of a libtiff-written
+ * TIFF of test_exif's kind, in either byte order) written as the output's own IFDs,
+ * read back by libtiff (IFD0's Make and Software, the Exif IFD's DateTimeOriginal and
+ * ISOSpeedRatings, the GPS IFD's LatitudeRef), by vkimg's reader (each Exif and GPS
+ * entry the block's where the byte orders agree), with the orientation as tag 274
+ * where it is not 1, and the writer's own resolution, not the block's. */
+static void test_exif_write(void)
+{
+    for (int le = 0; le < 2; le++)
+        for (int o = 1; o <= 6; o += 5) {
+            char src[96], out[96];
+            snprintf(src, sizeof src, "%s/xw%d.tif", g_tdir, le);
+            snprintf(out, sizeof out, "%s/xw%d_out.tif", g_tdir, le);
+            if (write_exif_tiff(src, le, 3, true, 0)) {
+                CHECK(false, "libtiff wrote no EXIF TIFF (%s)", g_tiff_msg);
+                continue;
+            }
+            size_t n;
+            unsigned char *b = read_all(src, &n);
+            vkimg_meta m;
+            vkimg_err e;
+            if (vki_meta_read(b, n, &m, &e) || !m.exif) {
+                CHECK(false, "no EXIF read from %s", src);
+                free(b);
+                continue;
+            }
+            vkimg_meta_set_orientation(&m, o);
+            vkimg_image im = { 0 };
+            unsigned char *f = NULL;
+            size_t flen = 0;
+            int rc = vkimg_image_alloc(&im, 5, 3, 3, VKIMG_U8, &e);
+            if (!rc) {
+                memset(im.data, 77, 45);
+                rc = vki_tiff_encode_ex(&im, &m, le == 1, 1, &f, &flen, &e);
+            }
+            CHECK(rc == 0, "encode with EXIF (%d, o%d): %s", le, o, rc ? e.msg : "");
+            FILE *fp = rc ? NULL : fopen(out, "wb");
+            if (fp) {
+                fwrite(f, 1, flen, fp);
+                fclose(fp);
+            }
+            TIFF *t = fp ? TIFFOpen(out, "r") : NULL;
+            CHECK(t != NULL, "libtiff opens the TIFF with EXIF (%d, o%d): %s", le, o, g_tiff_msg);
+            if (t) {
+                char *str = NULL;
+                uint16_t ori = 0, cnt = 0, *iso = NULL;
+                uint64_t off = 0;
+                CHECK(TIFFGetField(t, TIFFTAG_MAKE, &str) && !strcmp(str, "vkimg test camera"), "Make");
+                CHECK(TIFFGetField(t, TIFFTAG_SOFTWARE, &str) && !strcmp(str, "libtiff"), "Software");
+                CHECK(o == 1 ? !TIFFGetField(t, TIFFTAG_ORIENTATION, &ori)
+                             : TIFFGetField(t, TIFFTAG_ORIENTATION, &ori) && ori == o,
+                      "orientation %d written as %u", o, ori);
+                float xres = 0;
+                CHECK(TIFFGetField(t, TIFFTAG_XRESOLUTION, &xres) && xres == 72.0f, "the writer's XResolution");
+                CHECK(TIFFGetField(t, TIFFTAG_EXIFIFD, &off) && TIFFReadEXIFDirectory(t, off), "the Exif IFD (%d)", le);
+                CHECK(TIFFGetField(t, EXIFTAG_DATETIMEORIGINAL, &str) && !strcmp(str, "2024:05:06 07:08:09"),
+                      "DateTimeOriginal");
+                CHECK(TIFFGetField(t, EXIFTAG_ISOSPEEDRATINGS, &cnt, &iso) && cnt == 2 && iso[0] == 400 &&
+                          iso[1] == 800,
+                      "ISOSpeedRatings (%d)", le);
+                CHECK(TIFFSetDirectory(t, 0) && TIFFGetField(t, TIFFTAG_GPSIFD, &off) && TIFFReadGPSDirectory(t, off),
+                      "the GPS IFD (%d)", le);
+                CHECK(TIFFGetField(t, GPSTAG_LATITUDEREF, &str) && !strcmp(str, "N"), "GPSLatitudeRef");
+                TIFFClose(t);
+            }
+            /* vkimg's reader: the same entries where the byte order is the file's (little-endian) */
+            vkimg_meta back;
+            if (!rc && !vki_meta_read(f, flen, &back, &e)) {
+                CHECK(back.exif && back.orientation == o, "EXIF read back (o%d: %d)", o, back.orientation);
+                for (unsigned ptr = 34665; le && back.exif && ptr <= 34853; ptr += 34853 - 34665) {
+                    xent a[64], c[64];
+                    const int na = walk_sub(m.exif, m.exif_len, 1, ptr, a, 64);
+                    const int nc = walk_sub(back.exif, back.exif_len, 1, ptr, c, 64);
+                    bool same = na > 0 && na == nc;
+                    for (int i = 0; same && i < na; i++)
+                        same = same_ent(&a[i], &c[i]);
+                    CHECK(same, "IFD %u read back: %d entries, %d written", ptr, nc, na);
+                }
+                vki_meta_free(&back);
+            }
+            free(f);
+            if (im.data)
+                vkimg_image_free(&im);
+            vki_meta_free(&m);
+            free(b);
+            remove(src);
+            remove(out);
+        }
+}
+
 /* ------------------------------------------------------------ hostile input */
 
 static void expect_clean(const char *what, const unsigned char *b, size_t n, uint64_t max_pixels, bool must_fail)
@@ -1041,6 +1132,7 @@ int main(void)
     test_encode();
     test_orientation();
     test_exif();
+    test_exif_write();
     test_hostile();
     test_files();
     rmdir(g_tdir);

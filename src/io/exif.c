@@ -1,0 +1,210 @@
+/* EXIF trees: the IFDs that hold a picture's EXIF in a classic TIFF structure, read
+ * from one and written into another. A TIFF file keeps its EXIF in its own IFDs:
+ * IFD0's descriptive tags and the Exif and GPS IFDs it points to (34665, 34853; the
+ * Exif IFD may point to an Interop IFD, 40965). The EXIF block of JPEG, PNG and WebP
+ * is the same structure on its own. meta.c makes a block of a TIFF file's tree;
+ * tiff.c writes a block's tree into a TIFF file's IFD0 and after it. Every value is
+ * copied as it is (a MakerNote too: its inner offsets, if any, are the maker's),
+ * each element turned into the byte order written where it differs. */
+#include "io/io_priv.h"
+
+#include <string.h>
+
+/* Bytes a value of TIFF type t takes; 0 for a type TIFF 6.0 (and EXIF) does not have. */
+static unsigned type_size(unsigned t)
+{
+    static const unsigned char size[14] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
+    return t < 14 ? size[t] : 0;
+}
+
+/* The size of the elements whose bytes turn with the byte order (RATIONALs: their two LONGs). */
+static unsigned elem_size(unsigned t)
+{
+    return t == 5 || t == 10 ? 4 : type_size(t);
+}
+
+static unsigned rd16(const unsigned char *p, int le) { return le ? vki_rd16le(p) : vki_rd16be(p); }
+static uint32_t rd32(const unsigned char *p, int le) { return le ? vki_rd32le(p) : vki_rd32be(p); }
+
+static void wr16(unsigned char *p, unsigned v, int le)
+{
+    p[le ? 0 : 1] = (unsigned char)v;
+    p[le ? 1 : 0] = (unsigned char)(v >> 8);
+}
+
+static void wr32(unsigned char *p, uint32_t v, int le)
+{
+    for (int i = 0; i < 4; i++)
+        p[le ? i : 3 - i] = (unsigned char)(v >> (8 * i));
+}
+
+/* IFD0's tags that belong to the picture's EXIF (TIFF 6.0's descriptive ones, as
+ * EXIF 2.3 lists them for IFD0); the orientation is the caller's. */
+static int ifd0_tag(unsigned tag)
+{
+    static const unsigned keep[] = { 270, 271, 272, 282, 283, 296, 305, 306, 315, 33432 };
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        if (keep[i] == tag)
+            return 1;
+    return 0;
+}
+
+static int has_tag(const vki_xtree *t, int k, unsigned tag)
+{
+    for (unsigned i = 0; i < t->n[k]; i++)
+        if (t->e[k][i].tag == tag)
+            return 1;
+    return 0;
+}
+
+/* The entries of the IFD at off into IFD k of t, with the pointer tags of that IFD
+ * read in turn: IFD0 -> Exif, GPS; Exif -> Interop. An entry whose values lie
+ * outside b, of an unknown type, or (IFD0) not EXIF's or a second one of its tag is
+ * left out; an IFD count larger than b holds: the entries that are there. */
+static void read_ifd(const unsigned char *b, size_t len, int le, uint32_t off, int k, vki_xtree *t)
+{
+    if (off < 8 || off >= len || len - off < 2)
+        return;
+    size_t count = rd16(b + off, le), fit = (len - off - 2) / 12;
+    if (count > fit)
+        count = fit;
+    for (size_t i = 0; i < count && t->n[k] < VKI_XI_MAX; i++) {
+        const unsigned char *en = b + off + 2 + 12 * i;
+        const unsigned tag = rd16(en, le), type = rd16(en + 2, le);
+        const uint32_t cnt = rd32(en + 4, le);
+        int sub = -1;
+        if (k == VKI_XI_IFD0)
+            sub = tag == 34665 ? VKI_XI_EXIF : tag == 34853 ? VKI_XI_GPS : -1;
+        else if (k == VKI_XI_EXIF && tag == 40965)
+            sub = VKI_XI_INTEROP;
+        if (sub >= 0) {
+            if ((type != 4 && type != 13) || cnt != 1 || t->n[sub])
+                continue; /* not one offset, or a second pointer to the same IFD */
+            read_ifd(b, len, le, rd32(en + 8, le), sub, t);
+            if (t->n[sub])
+                t->e[k][t->n[k]++] = (vki_xentry){ .tag = tag, .type = 4, .count = 1, .n = 4, .sub = sub };
+            continue;
+        }
+        const unsigned ts = type_size(type);
+        if (!ts || type == 13 || (k == VKI_XI_IFD0 && (!ifd0_tag(tag) || has_tag(t, k, tag))))
+            continue;
+        if (cnt > len / ts)
+            continue; /* more values than the file has bytes */
+        const size_t n = (size_t)cnt * ts;
+        const unsigned char *val = en + 8;
+        if (n > 4) {
+            const uint32_t vo = rd32(en + 8, le);
+            if (vo > len || len - vo < n)
+                continue;
+            val = b + vo;
+        }
+        t->e[k][t->n[k]++] = (vki_xentry){ .tag = tag, .type = type, .count = cnt, .val = val, .n = n, .sub = -1 };
+    }
+}
+
+int vki_exif_tree_read(const unsigned char *b, size_t len, vki_xtree *t)
+{
+    memset(t->n, 0, sizeof t->n);
+    if (!b || len < 8 || (memcmp(b, "II*\0", 4) && memcmp(b, "MM\0*", 4)))
+        return -1;
+    t->le = b[0] == 'I';
+    read_ifd(b, len, t->le, rd32(b + 4, t->le), VKI_XI_IFD0, t);
+    return 0;
+}
+
+void vki_exif_tree_drop(vki_xtree *t, int k, unsigned tag)
+{
+    unsigned j = 0;
+    for (unsigned i = 0; i < t->n[k]; i++)
+        if (t->e[k][i].tag != tag)
+            t->e[k][j++] = t->e[k][i];
+    t->n[k] = j;
+}
+
+void vki_exif_tree_set_short(vki_xtree *t, unsigned tag, unsigned v)
+{
+    vki_exif_tree_drop(t, VKI_XI_IFD0, tag);
+    if (t->n[VKI_XI_IFD0] >= VKI_XI_MAX)
+        return;
+    vki_xentry *e = t->e[VKI_XI_IFD0];
+    unsigned i = 0;
+    while (i < t->n[VKI_XI_IFD0] && e[i].tag < tag)
+        i++;
+    memmove(&e[i + 1], &e[i], (t->n[VKI_XI_IFD0] - i) * sizeof *e);
+    t->n[VKI_XI_IFD0]++;
+    e[i] = (vki_xentry){ .tag = tag, .type = 3, .count = 1, .n = 2, .sub = -1, .v = v };
+}
+
+/* Whether IFD k is written: it has entries and is in the mask. */
+static int written(const vki_xtree *t, unsigned ifds, int k) { return t->n[k] && (ifds >> k & 1); }
+
+size_t vki_exif_size(const vki_xtree *t, unsigned ifds)
+{
+    size_t at = 0;
+    for (int k = 0; k < VKI_XI_N; k++)
+        if (written(t, ifds, k))
+            at += 2 + 12 * (size_t)t->n[k] + 4;
+    for (int k = 0; k < VKI_XI_N; k++) /* the values of every IFD (IFD0's too where it is the caller's) */
+        for (unsigned i = 0; i < t->n[k]; i++)
+            if (t->e[k][i].val && t->e[k][i].n > 4)
+                at += (t->e[k][i].n + 1) & ~(size_t)1;
+    return at;
+}
+
+/* The value's bytes into p in byte order le, each element turned where the source's differs. */
+static void put_value(unsigned char *p, const vki_xentry *e, int from_le, int le)
+{
+    const unsigned es = elem_size(e->type);
+    if (from_le == le || es == 1) {
+        memcpy(p, e->val, e->n);
+        return;
+    }
+    for (size_t i = 0; i + es <= e->n; i += es)
+        for (unsigned j = 0; j < es; j++)
+            p[i + j] = e->val[i + es - 1 - j];
+}
+
+void vki_exif_entry_put(const vki_xtree *t, const vki_xentry *e, unsigned char q[12], int le,
+                        const uint32_t ifd_off[VKI_XI_N])
+{
+    wr16(q, e->tag, le);
+    wr16(q + 2, e->type, le);
+    wr32(q + 4, e->count, le);
+    memset(q + 8, 0, 4);
+    if (e->sub >= 0)
+        wr32(q + 8, ifd_off[e->sub], le);
+    else if (!e->val)
+        wr16(q + 8, e->v, le);
+    else if (e->n <= 4)
+        put_value(q + 8, e, t->le, le);
+    else
+        wr32(q + 8, e->at, le);
+}
+
+void vki_exif_write(vki_xtree *t, unsigned ifds, unsigned char *dst, size_t base, int le, uint32_t ifd_off[VKI_XI_N])
+{
+    size_t at = 0;
+    for (int k = 0; k < VKI_XI_N; k++) {
+        ifd_off[k] = written(t, ifds, k) ? (uint32_t)(base + at) : 0;
+        if (written(t, ifds, k))
+            at += 2 + 12 * (size_t)t->n[k] + 4;
+    }
+    for (int k = 0; k < VKI_XI_N; k++)
+        for (unsigned i = 0; i < t->n[k]; i++) {
+            vki_xentry *e = &t->e[k][i];
+            if (e->val && e->n > 4) {
+                put_value(dst + at, e, t->le, le);
+                e->at = (uint32_t)(base + at);
+                at += (e->n + 1) & ~(size_t)1;
+            }
+        }
+    for (int k = 0; k < VKI_XI_N; k++) {
+        if (!written(t, ifds, k))
+            continue;
+        unsigned char *p = dst + (ifd_off[k] - base);
+        wr16(p, t->n[k], le);
+        for (unsigned i = 0; i < t->n[k]; i++)
+            vki_exif_entry_put(t, &t->e[k][i], p + 2 + 12 * i, le, ifd_off);
+        wr32(p + 2 + 12 * (size_t)t->n[k], 0, le); /* no next IFD */
+    }
+}
