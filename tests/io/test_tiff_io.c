@@ -770,6 +770,18 @@ static int write_exif_tiff(const char *path, int le, int o, bool exif, size_t ma
     return bad ? -1 : 0;
 }
 
+/* The bytes of write_exif_tiff's file (*n: their count), NULL (and a failed check)
+ * where libtiff did not write it. */
+static unsigned char *exif_tiff_bytes(int le, int o, bool exif, size_t maker, size_t *n)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/exif.tif", g_tdir);
+    unsigned char *b = write_exif_tiff(path, le, o, exif, maker) ? NULL : read_all(path, n);
+    CHECK(b != NULL, "libtiff wrote no EXIF TIFF (%d, o%d: %s)", le, o, g_tiff_msg);
+    remove(path);
+    return b;
+}
+
 /* A TIFF's own EXIF (IFD0's descriptive tags, the Exif and GPS IFDs) as the EXIF block
  * the other formats carry: every Exif and GPS entry the file's (tag, type, count and
  * value bytes), IFD0's Make and Software kept and its image tags not, the orientation
@@ -785,14 +797,10 @@ static void test_exif(void)
     } cases[] = { { 6, true, 0 }, { 0, true, 0 }, { 3, false, 0 }, { 8, true, 300 }, { 1, true, 70000 } };
     for (int le = 0; le < 2; le++)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-            char path[96];
-            snprintf(path, sizeof path, "%s/exif%d_%zu.tif", g_tdir, le, k);
-            if (write_exif_tiff(path, le, cases[k].o, cases[k].exif, cases[k].maker)) {
-                CHECK(false, "libtiff wrote no EXIF TIFF (%s)", g_tiff_msg);
-                continue;
-            }
             size_t n;
-            unsigned char *b = read_all(path, &n);
+            unsigned char *b = exif_tiff_bytes(le, cases[k].o, cases[k].exif, cases[k].maker, &n);
+            if (!b)
+                continue;
             vkimg_meta m;
             vkimg_err e;
             const int rc = vki_meta_read(b, n, &m, &e);
@@ -844,7 +852,6 @@ static void test_exif(void)
             }
             vki_meta_free(&m);
             free(b);
-            remove(path);
         }
     /* a JPEG made from it keeps the block, the orientation written as 1 */
     char path[96], out[96];
@@ -885,19 +892,16 @@ static void test_exif_write(void)
 {
     for (int le = 0; le < 2; le++)
         for (int o = 1; o <= 6; o += 5) {
-            char src[96], out[96];
-            snprintf(src, sizeof src, "%s/xw%d.tif", g_tdir, le);
+            char out[96];
             snprintf(out, sizeof out, "%s/xw%d_out.tif", g_tdir, le);
-            if (write_exif_tiff(src, le, 3, true, 0)) {
-                CHECK(false, "libtiff wrote no EXIF TIFF (%s)", g_tiff_msg);
-                continue;
-            }
             size_t n;
-            unsigned char *b = read_all(src, &n);
+            unsigned char *b = exif_tiff_bytes(le, 3, true, 0, &n);
+            if (!b)
+                continue;
             vkimg_meta m;
             vkimg_err e;
             if (vki_meta_read(b, n, &m, &e) || !m.exif) {
-                CHECK(false, "no EXIF read from %s", src);
+                CHECK(false, "no EXIF read from a libtiff file (%d)", le);
                 free(b);
                 continue;
             }
@@ -960,7 +964,6 @@ static void test_exif_write(void)
                 vkimg_image_free(&im);
             vki_meta_free(&m);
             free(b);
-            remove(src);
             remove(out);
         }
 }
