@@ -49,14 +49,6 @@ static int ifd0_tag(unsigned tag)
     return 0;
 }
 
-static int has_tag(const vki_xtree *t, int k, unsigned tag)
-{
-    for (unsigned i = 0; i < t->n[k]; i++)
-        if (t->e[k][i].tag == tag)
-            return 1;
-    return 0;
-}
-
 /* The entries of the IFD at off into IFD k of t, with the pointer tags of that IFD
  * read in turn: IFD0 -> Exif, GPS; Exif -> Interop. An entry whose values lie
  * outside b, of an unknown type, or (IFD0) not EXIF's or a second one of its tag is
@@ -86,7 +78,7 @@ static void read_ifd(const unsigned char *b, size_t len, int le, uint32_t off, i
             continue;
         }
         const unsigned ts = type_size(type);
-        if (!ts || type == 13 || (k == VKI_XI_IFD0 && (!ifd0_tag(tag) || has_tag(t, k, tag))))
+        if (!ts || type == 13 || (k == VKI_XI_IFD0 && (!ifd0_tag(tag) || vki_exif_tree_find(t, k, tag))))
             continue;
         if (cnt > len / ts)
             continue; /* more values than the file has bytes */
@@ -110,6 +102,14 @@ int vki_exif_tree_read(const unsigned char *b, size_t len, vki_xtree *t)
     t->le = b[0] == 'I';
     read_ifd(b, len, t->le, rd32(b + 4, t->le), VKI_XI_IFD0, t);
     return 0;
+}
+
+const vki_xentry *vki_exif_tree_find(const vki_xtree *t, int k, unsigned tag)
+{
+    for (unsigned i = 0; i < t->n[k]; i++)
+        if (t->e[k][i].tag == tag)
+            return &t->e[k][i];
+    return NULL;
 }
 
 void vki_exif_tree_drop(vki_xtree *t, int k, unsigned tag)

@@ -210,6 +210,8 @@ typedef struct vki_xtree {
  * left out). 0, or -1 where b is not a classic TIFF structure. t is large (malloc it);
  * its entries point into b. */
 int vki_exif_tree_read(const unsigned char *b, size_t len, vki_xtree *t);
+/* IFD k's entry of this tag (NULL: none). */
+const vki_xentry *vki_exif_tree_find(const vki_xtree *t, int k, unsigned tag);
 /* Leaves out IFD k's entries of this tag. */
 void vki_exif_tree_drop(vki_xtree *t, int k, unsigned tag);
 /* IFD0's entry of this tag as one SHORT v, in tag order (the orientation). */
@@ -306,8 +308,9 @@ const char *vki_npy_descr(vkimg_fmt f);
  * deflate false, uncompressed: vki_tiff_encode_ex), alpha
  * as an unassociated extra sample; of m (NULL: none) the ICC profile as tag 34675, an
  * orientation other than 1 as tag 274, and the EXIF block's tree (exif.c): its IFD0
- * tags in the IFD (not its resolution: the writer's own), its Exif, GPS and Interop
- * IFDs pointed to from there; the strips compressed on up to `threads` threads (the
+ * tags in the IFD (its resolution where it has XResolution and YResolution as one
+ * RATIONAL each, else the writer's 72 pixels an inch), its Exif, GPS and Interop IFDs
+ * pointed to from there; the strips compressed on up to `threads` threads (the
  * same file for any count). *out is malloc()ed. Errors name no file: the caller adds
  * the path. */
 int vki_tiff_encode_ex(const vkimg_image *im, const vkimg_meta *m, bool deflate, int threads, unsigned char **out,

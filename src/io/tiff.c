@@ -1092,6 +1092,7 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
      * writer's own), its IFDs and every value after the ICC profile */
     const unsigned subs = 1u << VKI_XI_EXIF | 1u << VKI_XI_GPS | 1u << VKI_XI_INTEROP;
     const int orient = m && m->orientation > 1 && m->orientation <= 8 ? m->orientation : 0;
+    bool exif_res = false; /* the resolution is the EXIF's */
     if (m && m->exif_len) {
         if (!(fo->xt = malloc(sizeof *fo->xt))) {
             tiff_file_free(fo);
@@ -1099,11 +1100,20 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
         }
         if (vki_exif_tree_read(m->exif, m->exif_len, fo->xt))
             fo->xt->n[VKI_XI_IFD0] = fo->xt->n[VKI_XI_EXIF] = fo->xt->n[VKI_XI_GPS] = fo->xt->n[VKI_XI_INTEROP] = 0;
-        for (unsigned tag = 282; tag <= 296; tag += tag == 283 ? 296 - 283 : 1)
-            vki_exif_tree_drop(fo->xt, VKI_XI_IFD0, tag);
+        /* the picture's resolution where the EXIF gives both as one RATIONAL (the unit: inches where it
+         * gives none, as TIFF's default), else the writer's own */
+        const vki_xentry *xr = vki_exif_tree_find(fo->xt, VKI_XI_IFD0, T_XRES);
+        const vki_xentry *yr = vki_exif_tree_find(fo->xt, VKI_XI_IFD0, T_YRES);
+        const vki_xentry *ru = vki_exif_tree_find(fo->xt, VKI_XI_IFD0, T_RESUNIT);
+        exif_res = xr && yr && xr->type == 5 && xr->count == 1 && yr->type == 5 && yr->count == 1;
+        if (!exif_res || (ru && (ru->type != 3 || ru->count != 1)))
+            vki_exif_tree_drop(fo->xt, VKI_XI_IFD0, T_RESUNIT);
+        if (!exif_res)
+            for (unsigned tag = T_XRES; tag <= T_YRES; tag++)
+                vki_exif_tree_drop(fo->xt, VKI_XI_IFD0, tag);
     }
     const unsigned nx = fo->xt ? fo->xt->n[VKI_XI_IFD0] : 0;
-    const unsigned nent = 13 + (deflate ? 1 : 0) + (alpha ? 1 : 0) + (im->fmt == VKIMG_F32 ? 1 : 0) + (icc_len ? 1 : 0) +
+    const unsigned nent = (exif_res ? 10 : 13) + (deflate ? 1 : 0) + (alpha ? 1 : 0) + (im->fmt == VKIMG_F32 ? 1 : 0) + (icc_len ? 1 : 0) +
                           (orient ? 1 : 0) + nx;
     const size_t ifd = data + (data & 1), ifd_len = 2 + 12 * (size_t)nent + 4;
     const size_t bps_at = ifd_len, res_at = bps_at + 8, offs_at = res_at + 8, cnts_at = offs_at + 4 * (size_t)ts->n,
@@ -1163,10 +1173,13 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
     ENT(T_SPP, 3, 1, c);
     ENT(T_ROWSPERSTRIP, 4, 1, rows);
     ENT(T_STRIPBYTECOUNTS, 4, ts->n, ts->n == 1 ? (uint32_t)ts->zlen[0] : (uint32_t)(ifd + cnts_at));
-    ENT(T_XRES, 5, 1, (uint32_t)(ifd + res_at));
-    ENT(T_YRES, 5, 1, (uint32_t)(ifd + res_at));
+    if (!exif_res) {
+        ENT(T_XRES, 5, 1, (uint32_t)(ifd + res_at));
+        ENT(T_YRES, 5, 1, (uint32_t)(ifd + res_at));
+    }
     ENT(T_PLANAR, 3, 1, 1);
-    ENT(T_RESUNIT, 3, 1, 2);
+    if (!exif_res)
+        ENT(T_RESUNIT, 3, 1, 2);
     if (deflate)
         ENT(T_PREDICTOR, 3, 1, im->fmt == VKIMG_F32 ? 3 : 2);
     if (alpha)

@@ -714,7 +714,7 @@ static bool same_ent(const xent *a, const xent *b)
  * 0), an Exif IFD (unless !exif: DateTimeOriginal, ISOSpeedRatings, UserComment,
  * ExposureTime, and a MakerNote of maker bytes unless 0) and a GPS IFD (VersionID,
  * LatitudeRef). 0 when written. */
-static int write_exif_tiff(const char *path, int le, int o, bool exif, size_t maker)
+static int write_exif_tiff(const char *path, int le, int o, bool exif, size_t maker, int dpi)
 {
     TIFF *t = TIFFOpen(path, le ? "wl" : "wb");
     if (!t)
@@ -731,6 +731,11 @@ static int write_exif_tiff(const char *path, int le, int o, bool exif, size_t ma
     TIFFSetField(t, TIFFTAG_SOFTWARE, "libtiff");
     if (o)
         TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)o);
+    if (dpi) {
+        TIFFSetField(t, TIFFTAG_XRESOLUTION, (float)dpi);
+        TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)dpi);
+        TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, (uint16_t)RESUNIT_INCH);
+    }
     for (uint32_t y = 0; y < 3; y++)
         TIFFWriteScanline(t, row, y, 0);
     int bad = !TIFFWriteDirectory(t);
@@ -772,11 +777,11 @@ static int write_exif_tiff(const char *path, int le, int o, bool exif, size_t ma
 
 /* The bytes of write_exif_tiff's file (*n: their count), NULL (and a failed check)
  * where libtiff did not write it. */
-static unsigned char *exif_tiff_bytes(int le, int o, bool exif, size_t maker, size_t *n)
+static unsigned char *exif_tiff_bytes(int le, int o, bool exif, size_t maker, int dpi, size_t *n)
 {
     char path[96];
     snprintf(path, sizeof path, "%s/exif.tif", g_tdir);
-    unsigned char *b = write_exif_tiff(path, le, o, exif, maker) ? NULL : read_all(path, n);
+    unsigned char *b = write_exif_tiff(path, le, o, exif, maker, dpi) ? NULL : read_all(path, n);
     CHECK(b != NULL, "libtiff wrote no EXIF TIFF (%d, o%d: %s)", le, o, g_tiff_msg);
     remove(path);
     return b;
@@ -798,7 +803,7 @@ static void test_exif(void)
     for (int le = 0; le < 2; le++)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
             size_t n;
-            unsigned char *b = exif_tiff_bytes(le, cases[k].o, cases[k].exif, cases[k].maker, &n);
+            unsigned char *b = exif_tiff_bytes(le, cases[k].o, cases[k].exif, cases[k].maker, 0, &n);
             if (!b)
                 continue;
             vkimg_meta m;
@@ -857,7 +862,7 @@ static void test_exif(void)
     char path[96], out[96];
     snprintf(path, sizeof path, "%s/exif_j.tif", g_tdir);
     snprintf(out, sizeof out, "%s/exif_j.jpg", g_tdir);
-    CHECK(!write_exif_tiff(path, 0, 6, true, 0), "write exif_j.tif");
+    CHECK(!write_exif_tiff(path, 0, 6, true, 0, 0), "write exif_j.tif");
     vkimg_image im;
     vkimg_meta m, jm;
     vkimg_err e;
@@ -887,7 +892,8 @@ static void test_exif(void)
  * read back by libtiff (IFD0's Make and Software, the Exif IFD's DateTimeOriginal and
  * ISOSpeedRatings, the GPS IFD's LatitudeRef), by vkimg's reader (each Exif and GPS
  * entry the block's where the byte orders agree), with the orientation as tag 274
- * where it is not 1, and the writer's own resolution, not the block's. */
+ * where it is not 1, and the block's resolution (300 dpi) where it has one, else the
+ * writer's 72. */
 static void test_exif_write(void)
 {
     for (int le = 0; le < 2; le++)
@@ -895,7 +901,7 @@ static void test_exif_write(void)
             char out[96];
             snprintf(out, sizeof out, "%s/xw%d_out.tif", g_tdir, le);
             size_t n;
-            unsigned char *b = exif_tiff_bytes(le, 3, true, 0, &n);
+            unsigned char *b = exif_tiff_bytes(le, 3, true, 0, o == 6 ? 300 : 0, &n);
             if (!b)
                 continue;
             vkimg_meta m;
@@ -931,8 +937,13 @@ static void test_exif_write(void)
                 CHECK(o == 1 ? !TIFFGetField(t, TIFFTAG_ORIENTATION, &ori)
                              : TIFFGetField(t, TIFFTAG_ORIENTATION, &ori) && ori == o,
                       "orientation %d written as %u", o, ori);
-                float xres = 0;
-                CHECK(TIFFGetField(t, TIFFTAG_XRESOLUTION, &xres) && xres == 72.0f, "the writer's XResolution");
+                float xres = 0, yres = 0;
+                uint16_t unit = 0;
+                const float want_res = o == 6 ? 300.0f : 72.0f; /* the EXIF's, else the writer's */
+                CHECK(TIFFGetField(t, TIFFTAG_XRESOLUTION, &xres) && TIFFGetField(t, TIFFTAG_YRESOLUTION, &yres) &&
+                          xres == want_res && yres == want_res &&
+                          TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &unit) && unit == RESUNIT_INCH,
+                      "resolution %g x %g (unit %u), want %g", xres, yres, unit, want_res);
                 CHECK(TIFFGetField(t, TIFFTAG_EXIFIFD, &off) && TIFFReadEXIFDirectory(t, off), "the Exif IFD (%d)", le);
                 CHECK(TIFFGetField(t, EXIFTAG_DATETIMEORIGINAL, &str) && !strcmp(str, "2024:05:06 07:08:09"),
                       "DateTimeOriginal");
