@@ -7,14 +7,15 @@
  * copied as it is (a MakerNote too: its inner offsets, if any, are the maker's),
  * each element turned into the byte order written where it differs. */
 #include "io/io_priv.h"
+#include "io/meta.h"
 
 #include <string.h>
 
-/* Bytes a value of TIFF type t takes; 0 for a type TIFF 6.0 (and EXIF) does not have. */
+/* Bytes a value of TIFF type t takes in a classic TIFF (TIFF 6.0's types: BigTIFF's
+ * 8-byte ones have no place there); 0 for any other. */
 static unsigned type_size(unsigned t)
 {
-    static const unsigned char size[14] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
-    return t < 14 ? size[t] : 0;
+    return t <= 13 ? vki_tiff_type_size(t) : 0;
 }
 
 /* The size of the elements whose bytes turn with the byte order (RATIONALs: their two LONGs). */
@@ -23,8 +24,16 @@ static unsigned elem_size(unsigned t)
     return t == 5 || t == 10 ? 4 : type_size(t);
 }
 
-static unsigned rd16(const unsigned char *p, int le) { return le ? vki_rd16le(p) : vki_rd16be(p); }
-static uint32_t rd32(const unsigned char *p, int le) { return le ? vki_rd32le(p) : vki_rd32be(p); }
+int vki_exif_byte_order(const unsigned char *t, size_t n)
+{
+    if (!t || n < 8)
+        return -1;
+    if (t[0] == 'I' && t[1] == 'I' && t[2] == 42 && t[3] == 0)
+        return 1;
+    if (t[0] == 'M' && t[1] == 'M' && t[2] == 0 && t[3] == 42)
+        return 0;
+    return -1;
+}
 
 static void wr16(unsigned char *p, unsigned v, int le)
 {
@@ -57,13 +66,13 @@ static void read_ifd(const unsigned char *b, size_t len, int le, uint32_t off, i
 {
     if (off < 8 || off >= len || len - off < 2)
         return;
-    size_t count = rd16(b + off, le), fit = (len - off - 2) / 12;
+    size_t count = vki_rd16(b + off, le), fit = (len - off - 2) / 12;
     if (count > fit)
         count = fit;
     for (size_t i = 0; i < count && t->n[k] < VKI_XI_MAX; i++) {
         const unsigned char *en = b + off + 2 + 12 * i;
-        const unsigned tag = rd16(en, le), type = rd16(en + 2, le);
-        const uint32_t cnt = rd32(en + 4, le);
+        const unsigned tag = vki_rd16(en, le), type = vki_rd16(en + 2, le);
+        const uint32_t cnt = vki_rd32(en + 4, le);
         int sub = -1;
         if (k == VKI_XI_IFD0)
             sub = tag == 34665 ? VKI_XI_EXIF : tag == 34853 ? VKI_XI_GPS : -1;
@@ -72,7 +81,7 @@ static void read_ifd(const unsigned char *b, size_t len, int le, uint32_t off, i
         if (sub >= 0) {
             if ((type != 4 && type != 13) || cnt != 1 || t->n[sub])
                 continue; /* not one offset, or a second pointer to the same IFD */
-            read_ifd(b, len, le, rd32(en + 8, le), sub, t);
+            read_ifd(b, len, le, vki_rd32(en + 8, le), sub, t);
             if (t->n[sub])
                 t->e[k][t->n[k]++] = (vki_xentry){ .tag = tag, .type = 4, .count = 1, .n = 4, .sub = sub };
             continue;
@@ -85,7 +94,7 @@ static void read_ifd(const unsigned char *b, size_t len, int le, uint32_t off, i
         const size_t n = (size_t)cnt * ts;
         const unsigned char *val = en + 8;
         if (n > 4) {
-            const uint32_t vo = rd32(en + 8, le);
+            const uint32_t vo = vki_rd32(en + 8, le);
             if (vo > len || len - vo < n)
                 continue;
             val = b + vo;
@@ -97,10 +106,9 @@ static void read_ifd(const unsigned char *b, size_t len, int le, uint32_t off, i
 int vki_exif_tree_read(const unsigned char *b, size_t len, vki_xtree *t)
 {
     memset(t->n, 0, sizeof t->n);
-    if (!b || len < 8 || (memcmp(b, "II*\0", 4) && memcmp(b, "MM\0*", 4)))
+    if ((t->le = vki_exif_byte_order(b, len)) < 0)
         return -1;
-    t->le = b[0] == 'I';
-    read_ifd(b, len, t->le, rd32(b + 4, t->le), VKI_XI_IFD0, t);
+    read_ifd(b, len, t->le, vki_rd32(b + 4, t->le), VKI_XI_IFD0, t);
     return 0;
 }
 
@@ -138,16 +146,28 @@ void vki_exif_tree_set_short(vki_xtree *t, unsigned tag, unsigned v)
 /* Whether IFD k is written: it has entries and is in the mask. */
 static int written(const vki_xtree *t, unsigned ifds, int k) { return t->n[k] && (ifds >> k & 1); }
 
-size_t vki_exif_size(const vki_xtree *t, unsigned ifds)
+/* Bytes of the IFDs written, IFD k at ifd_off[k] - base (NULL: not asked). */
+static size_t ifds_size(const vki_xtree *t, unsigned ifds, size_t base, uint32_t *ifd_off)
 {
     size_t at = 0;
-    for (int k = 0; k < VKI_XI_N; k++)
+    for (int k = 0; k < VKI_XI_N; k++) {
+        if (ifd_off)
+            ifd_off[k] = written(t, ifds, k) ? (uint32_t)(base + at) : 0;
         if (written(t, ifds, k))
             at += 2 + 12 * (size_t)t->n[k] + 4;
+    }
+    return at;
+}
+
+/* Bytes a value of over 4 bytes takes after the IFDs (an even count). */
+static size_t value_size(const vki_xentry *e) { return e->val && e->n > 4 ? (e->n + 1) & ~(size_t)1 : 0; }
+
+size_t vki_exif_size(const vki_xtree *t, unsigned ifds)
+{
+    size_t at = ifds_size(t, ifds, 0, NULL);
     for (int k = 0; k < VKI_XI_N; k++) /* the values of every IFD (IFD0's too where it is the caller's) */
         for (unsigned i = 0; i < t->n[k]; i++)
-            if (t->e[k][i].val && t->e[k][i].n > 4)
-                at += (t->e[k][i].n + 1) & ~(size_t)1;
+            at += value_size(&t->e[k][i]);
     return at;
 }
 
@@ -183,19 +203,14 @@ void vki_exif_entry_put(const vki_xtree *t, const vki_xentry *e, unsigned char q
 
 void vki_exif_write(vki_xtree *t, unsigned ifds, unsigned char *dst, size_t base, int le, uint32_t ifd_off[VKI_XI_N])
 {
-    size_t at = 0;
-    for (int k = 0; k < VKI_XI_N; k++) {
-        ifd_off[k] = written(t, ifds, k) ? (uint32_t)(base + at) : 0;
-        if (written(t, ifds, k))
-            at += 2 + 12 * (size_t)t->n[k] + 4;
-    }
+    size_t at = ifds_size(t, ifds, base, ifd_off);
     for (int k = 0; k < VKI_XI_N; k++)
         for (unsigned i = 0; i < t->n[k]; i++) {
             vki_xentry *e = &t->e[k][i];
-            if (e->val && e->n > 4) {
+            if (value_size(e)) {
                 put_value(dst + at, e, t->le, le);
                 e->at = (uint32_t)(base + at);
-                at += (e->n + 1) & ~(size_t)1;
+                at += value_size(e);
             }
         }
     for (int k = 0; k < VKI_XI_N; k++) {

@@ -174,6 +174,13 @@ static inline bool vki_tiff_signature(const unsigned char *b, size_t n)
     return n >= 4 && (!memcmp(b, "II*\0", 4) || !memcmp(b, "MM\0*", 4) || !memcmp(b, "II+\0", 4) ||
                       !memcmp(b, "MM\0+", 4));
 }
+/* Bytes a value of TIFF type t takes (BYTE .. IFD of TIFF 6.0, BigTIFF's LONG8, SLONG8
+ * and IFD8); 0 for an unknown type. */
+static inline unsigned vki_tiff_type_size(unsigned t)
+{
+    static const unsigned char size[19] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8 };
+    return t < 19 ? size[t] : 0;
+}
 /* The tags of a TIFF's first IFD that are metadata (meta.c reads them; tiff.c writes the profile) */
 enum { VKI_TIFF_TAG_ORIENTATION = 274, VKI_TIFF_TAG_ICC = 34675 };
 /* A tag of a TIFF's first IFD (meta.c: the orientation and the ICC profile): its
@@ -244,6 +251,9 @@ static inline uint32_t vki_rd32be(const unsigned char *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
+/* the same in the byte order le says (TIFF and EXIF structures) */
+static inline uint32_t vki_rd16(const unsigned char *p, int le) { return le ? vki_rd16le(p) : vki_rd16be(p); }
+static inline uint32_t vki_rd32(const unsigned char *p, int le) { return le ? vki_rd32le(p) : vki_rd32be(p); }
 
 /* Allocates the pixel memory of a decoded image (vki_malloc_big, not zeroed) after
  * the caller's vki_check_dims: 0, or VKIMG_E_RUNTIME "NAME: out of memory". */

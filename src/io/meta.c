@@ -20,11 +20,6 @@ static const char icc_id[12] = { 'I', 'C', 'C', '_', 'P', 'R', 'O', 'F', 'I', 'L
 #define PNG_CHUNK_MAX 0x7fffffffu /* PNG: chunk lengths are at most 2^31 - 1 */
 #define ICC_DEFAULT_NAME "ICC Profile"
 
-static uint32_t be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static void put32be(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)(v >> 24);
@@ -72,27 +67,6 @@ static unsigned char *dup_bytes(const unsigned char *p, size_t n)
 
 /* ------------------------------------------------------------------ EXIF (TIFF) */
 
-int vki_exif_byte_order(const unsigned char *t, size_t n)
-{
-    if (!t || n < 8)
-        return -1;
-    if (t[0] == 'I' && t[1] == 'I' && t[2] == 42 && t[3] == 0)
-        return 1;
-    if (t[0] == 'M' && t[1] == 'M' && t[2] == 0 && t[3] == 42)
-        return 0;
-    return -1;
-}
-
-static unsigned tiff16(const unsigned char *p, int le)
-{
-    return le ? (unsigned)p[0] | (unsigned)p[1] << 8 : (unsigned)p[0] << 8 | p[1];
-}
-
-static uint32_t tiff32(const unsigned char *p, int le)
-{
-    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : be32(p);
-}
-
 /* The offset in t of the value field of IFD0's orientation entry (tag 0x0112, SHORT,
  * count 1), or 0 when there is none or it is malformed. *le receives the byte order. */
 static size_t orientation_at(const unsigned char *t, size_t n, int *le)
@@ -101,17 +75,17 @@ static size_t orientation_at(const unsigned char *t, size_t n, int *le)
     if (o < 0)
         return 0;
     *le = o;
-    uint32_t ifd = tiff32(t + 4, o);
+    uint32_t ifd = vki_rd32(t + 4, o);
     if (ifd < 8 || ifd > n || n - ifd < 2)
         return 0;
-    size_t count = tiff16(t + ifd, o), fit = (n - ifd - 2) / 12;
+    size_t count = vki_rd16(t + ifd, o), fit = (n - ifd - 2) / 12;
     if (count > fit)
         count = fit; /* a count larger than the block: the entries that are there */
     for (size_t i = 0; i < count; i++) {
         const unsigned char *en = t + ifd + 2 + 12 * i;
-        if (tiff16(en, o) != 0x0112)
+        if (vki_rd16(en, o) != 0x0112)
             continue;
-        if (tiff16(en + 2, o) != 3 || tiff32(en + 4, o) != 1)
+        if (vki_rd16(en + 2, o) != 3 || vki_rd32(en + 4, o) != 1)
             return 0; /* not SHORT x 1: invalid */
         return (size_t)(en + 8 - t);
     }
@@ -124,7 +98,7 @@ int vki_exif_orientation(const unsigned char *exif, size_t len)
     size_t at = orientation_at(exif, len, &le);
     if (!at)
         return 1;
-    unsigned v = tiff16(exif + at, le);
+    unsigned v = vki_rd16(exif + at, le);
     return v >= 1 && v <= 8 ? (int)v : 1;
 }
 
@@ -451,7 +425,7 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
     size_t pos = 8;
     int seen_idat = 0, seen_iccp = 0;
     while (len - pos >= 8) {
-        uint32_t n = be32(b + pos);
+        uint32_t n = vki_rd32be(b + pos);
         const unsigned char *type = b + pos + 4;
         const int is_iccp = memcmp(type, "iCCP", 4) == 0 && !seen_idat && !seen_iccp;
         const int is_exif = memcmp(type, "eXIf", 4) == 0 && !m->exif;
@@ -464,7 +438,7 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
             break;
         }
         const unsigned char *d = b + pos + 8;
-        const int crc_ok = (is_iccp || is_exif) && libdeflate_crc32(0, type, 4 + (size_t)n) == be32(d + n);
+        const int crc_ok = (is_iccp || is_exif) && libdeflate_crc32(0, type, 4 + (size_t)n) == vki_rd32be(d + n);
         pos += 12 + (size_t)n;
         if (memcmp(type, "IEND", 4) == 0)
             break;
@@ -577,9 +551,8 @@ static void tiff_exif(const unsigned char *b, size_t len, int orient, unsigned c
     unsigned char *x = total <= VKI_JPEG_EXIF_MAX ? calloc(1, total) : NULL;
     if (x) {
         uint32_t ifd_off[VKI_XI_N];
-        memcpy(x, t->le ? "II*\0" : "MM\0*", 4);
+        memcpy(x, t->le ? "II*\0\10\0\0\0" : "MM\0*\0\0\0\10", 8); /* IFD0 at 8 */
         vki_exif_write(t, all, x + 8, 8, t->le, ifd_off);
-        memcpy(x + 4, t->le ? (const unsigned char[]){ 8, 0, 0, 0 } : (const unsigned char[]){ 0, 0, 0, 8 }, 4);
         *out = x;
         *outlen = total;
     }
@@ -607,7 +580,7 @@ int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
     }
     int orient = 0; /* the orientation entry of the EXIF block (0: none) */
     if (vki_tiff_field_find(b, len, VKI_TIFF_TAG_ORIENTATION, &f) > 0 && f.type == 3 && f.count == 1) { /* SHORT */
-        const unsigned v = f.le ? vki_rd16le(b + f.off) : vki_rd16be(b + f.off);
+        const unsigned v = vki_rd16(b + f.off, f.le);
         m->orientation = v >= 1 && v <= 8 ? (int)v : 1;
         orient = m->orientation;
     }
@@ -650,7 +623,7 @@ int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, un
     *outlen = 0;
     if (dropped)
         *dropped = 0;
-    if (!png || len < 8 + 25 || memcmp(png, png_sig, 8) != 0 || be32(png + 8) != 13 ||
+    if (!png || len < 8 + 25 || memcmp(png, png_sig, 8) != 0 || vki_rd32be(png + 8) != 13 ||
         memcmp(png + 12, "IHDR", 4) != 0)
         return vki_fail(e, VKIMG_E_RUNTIME, "png metadata: the input is not a PNG");
 
@@ -719,7 +692,7 @@ int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, un
             rc = vki_fail(e, VKIMG_E_RUNTIME, "png metadata: malformed input PNG (no IEND chunk)");
             goto done;
         }
-        uint32_t n = be32(png + pos);
+        uint32_t n = vki_rd32be(png + pos);
         if (n > PNG_CHUNK_MAX || n > len - pos - 12) {
             rc = vki_fail(e, VKIMG_E_RUNTIME, "png metadata: malformed input PNG (a chunk runs past the end)");
             goto done;

@@ -57,7 +57,7 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
 /* One of the four (JPEG, PNG, WebP, TIFF) by the file's signature; any other file gives 0 and an empty *m. */
 int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
 
-/* Byte order of a TIFF header (an EXIF block): 1 little-endian ("II", 42), 0
+/* (exif.c) Byte order of a TIFF header (an EXIF block): 1 little-endian ("II", 42), 0
  * big-endian ("MM", 42), -1 not a TIFF header (or under 8 bytes). */
 int vki_exif_byte_order(const unsigned char *t, size_t n);
 /* The orientation tag (0x0112, type SHORT, count 1) of IFD0 of a TIFF block (II or MM

@@ -76,17 +76,6 @@ static uint64_t rd(const tf *t, size_t off, int bytes) /* the caller has checked
     return v;
 }
 
-static int type_size(unsigned type)
-{
-    switch (type) {
-    case 1: case 2: case 6: case 7: return 1;       /* BYTE ASCII SBYTE UNDEFINED */
-    case 3: case 8: return 2;                       /* SHORT SSHORT */
-    case 4: case 9: case 11: case 13: return 4;     /* LONG SLONG FLOAT IFD */
-    case 5: case 10: case 12: case 16: case 17: case 18: return 8; /* RATIONAL ... LONG8 SLONG8 IFD8 */
-    }
-    return 0;
-}
-
 /* The header and IFD0's place: NULL, or the reason the file is not one. */
 static const char *tf_open(tf *t, const unsigned char *b, size_t len)
 {
@@ -133,7 +122,7 @@ static int tf_find(const tf *t, unsigned tag, vki_tiff_field *f)
             continue;
         f->type = (unsigned)rd(t, at + 2, 2);
         f->count = rd(t, at + 4, t->big ? 8 : 4);
-        const int ts = type_size(f->type);
+        const int ts = (int)vki_tiff_type_size(f->type);
         if (!ts || f->count > (uint64_t)t->len / (uint64_t)ts)
             return -1;
         const uint64_t bytes = f->count * (uint64_t)ts;
@@ -154,7 +143,7 @@ static int tf_find(const tf *t, unsigned tag, vki_tiff_field *f)
 /* Value k of an integer field (BYTE, SHORT, LONG, LONG8; k < count). */
 static uint64_t tf_val(const tf *t, const vki_tiff_field *f, uint64_t k)
 {
-    const int ts = type_size(f->type);
+    const int ts = (int)vki_tiff_type_size(f->type);
     return rd(t, f->off + (size_t)k * (size_t)ts, ts);
 }
 
@@ -1098,8 +1087,7 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
             tiff_file_free(fo);
             return vki_fail(e, VKIMG_E_RUNTIME, "TIFF: out of memory");
         }
-        if (vki_exif_tree_read(m->exif, m->exif_len, fo->xt))
-            fo->xt->n[VKI_XI_IFD0] = fo->xt->n[VKI_XI_EXIF] = fo->xt->n[VKI_XI_GPS] = fo->xt->n[VKI_XI_INTEROP] = 0;
+        vki_exif_tree_read(m->exif, m->exif_len, fo->xt); /* (not a TIFF structure: an empty tree) */
         /* the picture's resolution where the EXIF gives both as one RATIONAL (the unit: inches where it
          * gives none, as TIFF's default), else the writer's own */
         const vki_xentry *xr = vki_exif_tree_find(fo->xt, VKI_XI_IFD0, T_XRES);
