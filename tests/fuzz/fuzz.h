@@ -128,6 +128,38 @@ static inline void fuzz_check_meta(const vkimg_meta *m, bool tiff)
     FUZZ_CHECK(!tiff || !m->exif || m->exif_len <= VKI_JPEG_EXIF_MAX, "a TIFF's EXIF block of %zu bytes", m->exif_len);
 }
 
+/* im (with m: NULL or the metadata) by vkimg's TIFF writer: the file (malloc'd, *n
+ * bytes) once it encodes and decodes to the same image, else NULL (a failed check). */
+static inline unsigned char *fuzz_tiff_back(const vkimg_image *im, const vkimg_meta *m, bool deflate, const char *what,
+                                            size_t *n)
+{
+    unsigned char *out = NULL;
+    vkimg_err e = { 0 };
+    if (vki_tiff_encode_ex(im, m, deflate, 1, &out, n, &e)) {
+        FUZZ_CHECK(false, "%s (%dx%dx%d %s) does not encode: %s", what, im->w, im->h, im->c, vkimg_fmt_name(im->fmt),
+                   e.msg);
+        return NULL;
+    }
+    vkimg_image back;
+    const int rc = vkimg_load_memory(out, *n, FUZZ_NAME, NULL, &back, &e);
+    FUZZ_CHECK(rc == 0, "vkimg's TIFF of %s does not decode: %s", what, e.msg);
+    if (!rc) {
+        FUZZ_CHECK(fuzz_same_image(im, &back), "vkimg's TIFF of %s decodes to other pixels", what);
+        vkimg_image_free(&back);
+    }
+    return out;
+}
+
+/* A decoded TIFF written by vkimg's TIFF writer, Deflate and uncompressed, reads
+ * back as the same image. */
+static inline void fuzz_tiff_rewrite(const vkimg_image *im)
+{
+    for (int deflate = 0; deflate < 2; deflate++) {
+        size_t n;
+        free(fuzz_tiff_back(im, NULL, deflate, "a decoded TIFF", &n));
+    }
+}
+
 /* Any input's metadata written into a TIFF (vkimg's writer: the ICC profile, the
  * orientation, the EXIF block's tree as the file's own IFDs) on a 3 x 2 image: the
  * file decodes to it, and its metadata reads back with that profile and orientation
@@ -138,22 +170,13 @@ static inline void fuzz_tiff_meta(const vkimg_meta *m)
         return;
     static unsigned char px[18] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18 };
     const vkimg_image im = { .w = 3, .h = 2, .c = 3, .fmt = VKIMG_U8, .data = px };
-    unsigned char *out = NULL;
     size_t n = 0;
-    vkimg_err e = { 0 };
-    int rc = vki_tiff_encode_ex(&im, m, false, 1, &out, &n, &e);
-    FUZZ_CHECK(rc == 0, "a TIFF with the metadata does not encode: %s", e.msg);
-    if (rc)
+    unsigned char *out = fuzz_tiff_back(&im, m, false, "a 3 x 2 image with the metadata", &n);
+    if (!out)
         return;
-    vkimg_image back;
-    rc = vkimg_load_memory(out, n, FUZZ_NAME, NULL, &back, &e);
-    FUZZ_CHECK(rc == 0, "vkimg's TIFF with metadata does not decode: %s", e.msg);
-    if (!rc) {
-        FUZZ_CHECK(fuzz_same_image(&im, &back), "vkimg's TIFF with metadata decodes to other pixels");
-        vkimg_image_free(&back);
-    }
+    vkimg_err e = { 0 };
     vkimg_meta bm;
-    rc = vki_meta_read(out, n, &bm, &e);
+    const int rc = vki_meta_read(out, n, &bm, &e);
     FUZZ_CHECK(rc == 0, "the metadata of vkimg's TIFF does not read: %s", e.msg);
     if (!rc) {
         fuzz_check_meta(&bm, true);
@@ -165,29 +188,6 @@ static inline void fuzz_tiff_meta(const vkimg_meta *m)
     free(out);
 }
 
-/* A decoded TIFF written by vkimg's TIFF writer, Deflate and uncompressed, reads
- * back as the same image. */
-static inline void fuzz_tiff_rewrite(const vkimg_image *im)
-{
-    for (int deflate = 0; deflate < 2; deflate++) {
-        unsigned char *out = NULL;
-        size_t n = 0;
-        vkimg_err e = { 0 };
-        const int rc = vki_tiff_encode_ex(im, NULL, deflate, 1, &out, &n, &e);
-        FUZZ_CHECK(rc == 0, "a decoded TIFF (%dx%dx%d %s) does not encode: %s", im->w, im->h, im->c,
-                   vkimg_fmt_name(im->fmt), e.msg);
-        if (rc)
-            return;
-        vkimg_image back;
-        const int drc = vkimg_load_memory(out, n, FUZZ_NAME, NULL, &back, &e);
-        FUZZ_CHECK(drc == 0, "vkimg's TIFF of a decoded TIFF does not decode: %s", e.msg);
-        if (!drc) {
-            FUZZ_CHECK(fuzz_same_image(im, &back), "vkimg's TIFF of a decoded TIFF decodes to other pixels");
-            vkimg_image_free(&back);
-        }
-        free(out);
-    }
-}
 
 /* The EXIF orientation rewrite on a copy: each value 1..8 reads back, where the
  * block has the tag. */
@@ -270,12 +270,9 @@ static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const v
             /* (the channels follow the VP8X alpha flag, WebPGetFeatures' has_alpha, which
              * libwebpmux sets anew from the frames' own alpha: an animation whose flag
              * claimed alpha its frames do not have comes back without it) */
-            if (webp && fuzz_webp_alpha_flag(b, len) != fuzz_webp_alpha_flag(out, outlen))
-                FUZZ_CHECK(im->w == im2.w && im->h == im2.h && im->fmt == im2.fmt,
-                           "the rewrite with metadata decodes to another size or format: %dx%d %d, then %dx%d %d",
-                           im->w, im->h, (int)im->fmt, im2.w, im2.h, (int)im2.fmt);
-            else if (webp)
-                FUZZ_CHECK(im->w == im2.w && im->h == im2.h && im->c == im2.c && im->fmt == im2.fmt,
+            if (webp)
+                FUZZ_CHECK(im->w == im2.w && im->h == im2.h && im->fmt == im2.fmt &&
+                               (im->c == im2.c || fuzz_webp_alpha_flag(b, len) != fuzz_webp_alpha_flag(out, outlen)),
                            "the rewrite with metadata decodes to another size or format: %dx%dx%d %d, then %dx%dx%d %d",
                            im->w, im->h, im->c, (int)im->fmt, im2.w, im2.h, im2.c, (int)im2.fmt);
             else
