@@ -282,8 +282,8 @@ again:;
     }
     vkimg_run_opts ro = job_run_opts(b, j, src.fmt, meta.orientation, sr.w, sr.h);
     ro.timing = &j->timing;
-    if (b->cfg->auto_orient)
-        vkimg_meta_set_orientation(&meta, 1); /* the pixels are upright now: the written tag says so */
+    if (b->cfg->auto_orient && meta.orientation != 1) /* the pixels are upright now: the written tags say so */
+        vkimg_meta_set_orientation(&meta, 1); /* (an XMP orientation beside EXIF's 1 or none is not applied: kept) */
     vkimg_save_opts so = b->cfg->so;
     so.meta = b->cfg->keep_meta ? &meta : NULL;
     int n = vkimg_pipeline_outputs(b->cfg->p, &src, &ro, &e);

@@ -181,9 +181,9 @@ static inline unsigned vki_tiff_type_size(unsigned t)
     static const unsigned char size[19] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8 };
     return t < 19 ? size[t] : 0;
 }
-/* The tags of a TIFF's first IFD that are metadata (meta.c reads them; tiff.c writes the profile) */
-enum { VKI_TIFF_TAG_ORIENTATION = 274, VKI_TIFF_TAG_ICC = 34675 };
-/* A tag of a TIFF's first IFD (meta.c: the orientation and the ICC profile): its
+/* The tags of a TIFF's first IFD that are metadata (meta.c reads them; tiff.c writes them) */
+enum { VKI_TIFF_TAG_ORIENTATION = 274, VKI_TIFF_TAG_XMP = 700, VKI_TIFF_TAG_ICC = 34675 };
+/* A tag of a TIFF's first IFD (meta.c: the orientation, the ICC profile, the XMP): its
  * type, count and the offset of its values (inside the file), and the byte order. */
 typedef struct vki_tiff_field {
     unsigned type;

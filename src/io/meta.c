@@ -1,9 +1,9 @@
-/* Image metadata: ICC profiles and EXIF blocks read from JPEG, PNG and WebP (and a
- * TIFF's ICC profile and orientation) and written back
- * into PNG and JPEG files byte for byte; the EXIF orientation tag. See meta.h for the
- * policy. Every length read from a file is checked against the bytes that are there
- * before it is used; nothing is allocated beyond what the file backs, except the
- * inflated iCCP profile (PNG does not store its size), capped at VKI_ICC_MAX. */
+/* Image metadata: ICC profiles, EXIF blocks and XMP packets read from JPEG, PNG, WebP
+ * and TIFF and written back into PNG and JPEG files byte for byte; the EXIF (and XMP)
+ * orientation. See meta.h for the policy. Every length read from a file is checked
+ * against the bytes that are there before it is used; nothing is allocated beyond what
+ * the file backs, except the inflated iCCP profile and compressed XMP iTXt (PNG does
+ * not store their sizes), capped at VKI_ICC_MAX and VKI_XMP_MAX. */
 #include "io/io_priv.h"
 #include "io/meta.h"
 #include "core/util.h"
@@ -17,6 +17,10 @@
 static const unsigned char png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
 static const char exif_id[6] = { 'E', 'x', 'i', 'f', 0, 0 };
 static const char icc_id[12] = { 'I', 'C', 'C', '_', 'P', 'R', 'O', 'F', 'I', 'L', 'E', 0 };
+static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/"; /* and its NUL: 29 bytes */
+#define XMP_ID_LEN sizeof xmp_id
+static const char xmp_key[] = "XML:com.adobe.xmp"; /* the PNG iTXt keyword, and its NUL: 18 bytes */
+#define XMP_KEY_LEN sizeof xmp_key
 #define PNG_CHUNK_MAX 0x7fffffffu /* PNG: chunk lengths are at most 2^31 - 1 */
 #define ICC_DEFAULT_NAME "ICC Profile"
 
@@ -47,6 +51,7 @@ void vki_meta_free(vki_meta *m)
         return;
     free(m->icc);
     free(m->exif);
+    free(m->xmp);
     memset(m, 0, sizeof *m);
     m->orientation = 1;
 }
@@ -120,6 +125,84 @@ int vki_exif_set_orientation(unsigned char *exif, size_t len, int value)
     return 1;
 }
 
+/* ------------------------------------------------------------------ XMP */
+
+static const char xmp_orient[] = "tiff:Orientation";
+#define XMP_ORIENT_LEN (sizeof xmp_orient - 1)
+
+static int xml_blank(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The offset of the digit of a tiff:Orientation value 1..8 whose name begins at x[i]:
+ * an attribute (a blank before the name, then = and the digit in quotes) or an element
+ * (< before the name, then > and the digit before the next <); 0 when it is neither. */
+static size_t xmp_digit_at(const unsigned char *x, size_t n, size_t i)
+{
+    size_t p = i + XMP_ORIENT_LEN, d;
+    if (i == 0)
+        return 0;
+    if (x[i - 1] == '<') { /* <tiff:Orientation>N</tiff:Orientation> */
+        if (p >= n || x[p] != '>')
+            return 0;
+        for (p++; p < n && xml_blank(x[p]); p++)
+            ;
+        d = p;
+        for (p++; p < n && xml_blank(x[p]); p++)
+            ;
+        return p < n && x[d] >= '1' && x[d] <= '8' && x[p] == '<' ? d : 0;
+    }
+    if (!xml_blank(x[i - 1])) /* tiff:Orientation="N" */
+        return 0;
+    for (; p < n && xml_blank(x[p]); p++)
+        ;
+    if (p >= n || x[p] != '=')
+        return 0;
+    for (p++; p < n && xml_blank(x[p]); p++)
+        ;
+    if (n - p < 3 || (x[p] != '"' && x[p] != '\''))
+        return 0;
+    d = p + 1;
+    return x[d] >= '1' && x[d] <= '8' && x[d + 1] == x[p] ? d : 0;
+}
+
+/* The digit of the first tiff:Orientation value at or after *from (0: none); *from
+ * moves past it. */
+static size_t xmp_next_orientation(const unsigned char *x, size_t n, size_t *from)
+{
+    for (size_t i = *from; n >= XMP_ORIENT_LEN && i <= n - XMP_ORIENT_LEN; i++) {
+        if (x[i] != 't' || memcmp(x + i, xmp_orient, XMP_ORIENT_LEN) != 0)
+            continue;
+        size_t d = xmp_digit_at(x, n, i);
+        if (d) {
+            *from = d + 1;
+            return d;
+        }
+    }
+    *from = n;
+    return 0;
+}
+
+int vki_xmp_orientation(const unsigned char *xmp, size_t len)
+{
+    size_t from = 0, d = xmp ? xmp_next_orientation(xmp, len, &from) : 0;
+    return d ? xmp[d] - '0' : 0;
+}
+
+int vki_xmp_set_orientation(unsigned char *xmp, size_t len, int value)
+{
+    if (value < 1 || value > 8)
+        return -1;
+    int count = 0;
+    size_t from = 0, d;
+    while (xmp && (d = xmp_next_orientation(xmp, len, &from)) != 0) {
+        xmp[d] = (unsigned char)('0' + value);
+        count++;
+    }
+    return count;
+}
+
 /* ------------------------------------------------------------------ JPEG */
 
 /* One marker segment in a JPEG's header. */
@@ -191,6 +274,12 @@ static int is_exif_app1(const unsigned char *b, const jseg *s)
     return s->marker == 0xe1 && s->paylen >= 6 && memcmp(b + s->pay, exif_id, 6) == 0;
 }
 
+/* The standard XMP packet's APP1 (not XMP's extended segments) */
+static int is_xmp_app1(const unsigned char *b, const jseg *s)
+{
+    return s->marker == 0xe1 && s->paylen >= XMP_ID_LEN && memcmp(b + s->pay, xmp_id, XMP_ID_LEN) == 0;
+}
+
 static int is_icc_app2(const unsigned char *b, const jseg *s)
 {
     return s->marker == 0xe2 && s->paylen >= 14 && memcmp(b + s->pay, icc_id, 12) == 0;
@@ -217,6 +306,7 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
             /* cut off: an error only where it is metadata we would read */
             const unsigned char *p = b + s.pay;
             if ((s.marker == 0xe1 && !m->exif && starts_like(p, s.paylen, exif_id, 6)) ||
+                (s.marker == 0xe1 && !m->xmp && starts_like(p, s.paylen, xmp_id, XMP_ID_LEN)) ||
                 (s.marker == 0xe2 && starts_like(p, s.paylen, icc_id, 12))) {
                 vki_meta_free(m);
                 return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: APP%d segment runs past the end of the data",
@@ -234,6 +324,13 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
                 }
                 m->exif_len = n;
             }
+        } else if (is_xmp_app1(b, &s) && !m->xmp && s.paylen > XMP_ID_LEN) {
+            const size_t n = s.paylen - XMP_ID_LEN;
+            if (!(m->xmp = dup_bytes(b + s.pay + XMP_ID_LEN, n))) {
+                vki_meta_free(m);
+                return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: out of memory (%zu bytes)", n);
+            }
+            m->xmp_len = n;
         } else if (is_icc_app2(b, &s) && !icc_bad) {
             int seq = b[s.pay + 12], cnt = b[s.pay + 13];
             if (cnt == 0 || seq == 0 || seq > cnt || (count && cnt != count) || have[seq]) {
@@ -281,11 +378,16 @@ int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, u
     if (!jpg || len < 2 || jpg[0] != 0xff || jpg[1] != 0xd8)
         return vki_fail(e, VKIMG_E_RUNTIME, "jpeg metadata: the input is not a JPEG");
 
-    size_t exif_len = m->exif ? m->exif_len : 0, icc_len = m->icc ? m->icc_len : 0;
+    size_t exif_len = m->exif ? m->exif_len : 0, icc_len = m->icc ? m->icc_len : 0, xmp_len = m->xmp ? m->xmp_len : 0;
     if (exif_len > VKI_JPEG_EXIF_MAX) {
         exif_len = 0;
         if (dropped)
             *dropped |= VKI_META_DROPPED_EXIF;
+    }
+    if (xmp_len > VKI_JPEG_XMP_MAX) {
+        xmp_len = 0;
+        if (dropped)
+            *dropped |= VKI_META_DROPPED_XMP;
     }
     if (icc_len > VKI_JPEG_ICC_MAX) {
         icc_len = 0;
@@ -293,7 +395,8 @@ int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, u
             *dropped |= VKI_META_DROPPED_ICC;
     }
     const size_t nicc = (icc_len + VKI_JPEG_ICC_CHUNK - 1) / VKI_JPEG_ICC_CHUNK; /* <= 255 */
-    const size_t add = (exif_len ? 4 + 6 + exif_len : 0) + nicc * (4 + 14) + icc_len;
+    const size_t add =
+        (exif_len ? 4 + 6 + exif_len : 0) + (xmp_len ? 4 + XMP_ID_LEN + xmp_len : 0) + nicc * (4 + 14) + icc_len;
     if (len > SIZE_MAX - add)
         return vki_fail(e, VKIMG_E_RUNTIME, "jpeg metadata: file too large");
     unsigned char *o = malloc(len + add);
@@ -325,6 +428,14 @@ int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, u
                 memcpy(o + op + 10, m->exif, exif_len);
                 op += 10 + exif_len;
             }
+            if (xmp_len) {
+                o[op] = 0xff;
+                o[op + 1] = 0xe1;
+                put16be(o + op + 2, (unsigned)(2 + XMP_ID_LEN + xmp_len));
+                memcpy(o + op + 4, xmp_id, XMP_ID_LEN);
+                memcpy(o + op + 4 + XMP_ID_LEN, m->xmp, xmp_len);
+                op += 4 + XMP_ID_LEN + xmp_len;
+            }
             for (size_t i = 0; i < nicc; i++) {
                 size_t off = i * VKI_JPEG_ICC_CHUNK, n = icc_len - off < VKI_JPEG_ICC_CHUNK ? icc_len - off : VKI_JPEG_ICC_CHUNK;
                 o[op] = 0xff;
@@ -343,7 +454,8 @@ int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, u
             op += len - at;
             break;
         }
-        if ((exif_len && is_exif_app1(jpg, &s)) || (icc_len && is_icc_app2(jpg, &s)))
+        if ((exif_len && is_exif_app1(jpg, &s)) || (xmp_len && is_xmp_app1(jpg, &s)) ||
+            (icc_len && is_icc_app2(jpg, &s)))
             continue; /* replaced */
         memcpy(o + op, jpg + s.begin, s.end - s.begin);
         op += s.end - s.begin;
@@ -370,16 +482,17 @@ static int png_keyword_ok(const unsigned char *k, size_t n)
     return 1;
 }
 
-/* Inflates an iCCP chunk's zlib stream: 0 with *out (NULL for an empty or broken
- * stream: ignored), or VKIMG_E_RUNTIME (over VKI_ICC_MAX, out of memory). */
-static int inflate_icc(const unsigned char *z, size_t zn, unsigned char **out, size_t *outn, vkimg_err *e)
+/* Inflates the zlib stream of a PNG chunk (what: its name): 0 with *out (NULL for an
+ * empty or broken stream: ignored), or VKIMG_E_RUNTIME (over max bytes, out of memory). */
+static int inflate_capped(const unsigned char *z, size_t zn, size_t max, const char *what, unsigned char **out,
+                          size_t *outn, vkimg_err *e)
 {
     *out = NULL;
     *outn = 0;
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     if (!d)
         return vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: out of memory");
-    size_t cap = zn < VKI_ICC_MAX / 4 ? zn * 4 : VKI_ICC_MAX;
+    size_t cap = zn < max / 4 ? zn * 4 : max;
     if (cap < 4096)
         cap = 4096;
     unsigned char *buf = NULL;
@@ -403,12 +516,11 @@ static int inflate_icc(const unsigned char *z, size_t zn, unsigned char **out, s
         }
         if (r != LIBDEFLATE_INSUFFICIENT_SPACE)
             break; /* bad data: no profile */
-        if (cap >= VKI_ICC_MAX) {
-            rc = vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: the iCCP profile inflates to more than %zu MiB",
-                          VKI_ICC_MAX >> 20);
+        if (cap >= max) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: the %s inflates to more than %zu MiB", what, max >> 20);
             break;
         }
-        cap = cap > VKI_ICC_MAX / 2 ? VKI_ICC_MAX : cap * 2;
+        cap = cap > max / 2 ? max : cap * 2;
     }
     free(buf);
     libdeflate_free_decompressor(d);
@@ -429,8 +541,10 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
         const unsigned char *type = b + pos + 4;
         const int is_iccp = memcmp(type, "iCCP", 4) == 0 && !seen_idat && !seen_iccp;
         const int is_exif = memcmp(type, "eXIf", 4) == 0 && !m->exif;
+        const int is_itxt = memcmp(type, "iTXt", 4) == 0 && !m->xmp;
         if (n > PNG_CHUNK_MAX || n > len - pos - 8 || len - pos - 8 - n < 4) {
-            if (is_iccp || is_exif) {
+            const size_t there = n < len - pos - 8 ? n : len - pos - 8;
+            if (is_iccp || is_exif || (is_itxt && starts_like(b + pos + 8, there, xmp_key, XMP_KEY_LEN))) {
                 vki_meta_free(m);
                 return vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: the %.4s chunk runs past the end of the data",
                                 (const char *)type);
@@ -438,7 +552,9 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
             break;
         }
         const unsigned char *d = b + pos + 8;
-        const int crc_ok = (is_iccp || is_exif) && libdeflate_crc32(0, type, 4 + (size_t)n) == vki_rd32be(d + n);
+        const int is_xmp = is_itxt && n >= XMP_KEY_LEN && memcmp(d, xmp_key, XMP_KEY_LEN) == 0;
+        const int crc_ok =
+            (is_iccp || is_exif || is_xmp) && libdeflate_crc32(0, type, 4 + (size_t)n) == vki_rd32be(d + n);
         pos += 12 + (size_t)n;
         if (memcmp(type, "IEND", 4) == 0)
             break;
@@ -453,7 +569,7 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
                 continue; /* name not 1..79 bytes, no method byte, method not deflate: ignored */
             unsigned char *icc;
             size_t icc_n;
-            if (inflate_icc(d + k + 2, n - k - 2, &icc, &icc_n, e)) {
+            if (inflate_capped(d + k + 2, n - k - 2, VKI_ICC_MAX, "iCCP profile", &icc, &icc_n, e)) {
                 vki_meta_free(m);
                 return VKIMG_E_RUNTIME;
             }
@@ -471,6 +587,28 @@ int vki_meta_read_png(const unsigned char *b, size_t len, vki_meta *m, vkimg_err
                 return vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: out of memory (%u bytes)", (unsigned)n);
             }
             m->exif_len = n;
+        } else if (is_xmp && crc_ok && n >= XMP_KEY_LEN + 4) {
+            /* keyword, compression flag and method, language tag, translated keyword, text */
+            const unsigned char *end = d + n, *lang = d + XMP_KEY_LEN + 2;
+            const unsigned char *z1 = memchr(lang, 0, (size_t)(end - lang));
+            const unsigned char *z2 = z1 ? memchr(z1 + 1, 0, (size_t)(end - z1 - 1)) : NULL;
+            const int flag = d[XMP_KEY_LEN], method = d[XMP_KEY_LEN + 1];
+            if (!z2 || !(flag == 0 || (flag == 1 && method == 0)))
+                continue; /* malformed, or compressed some other way: ignored */
+            const unsigned char *text = z2 + 1;
+            const size_t tn = (size_t)(end - text);
+            if (flag == 1) {
+                if (inflate_capped(text, tn, VKI_XMP_MAX, "XMP iTXt", &m->xmp, &m->xmp_len, e)) {
+                    vki_meta_free(m);
+                    return VKIMG_E_RUNTIME;
+                }
+            } else if (tn) {
+                if (!(m->xmp = dup_bytes(text, tn))) {
+                    vki_meta_free(m);
+                    return vki_fail(e, VKIMG_E_RUNTIME, "PNG metadata: out of memory (%zu bytes)", tn);
+                }
+                m->xmp_len = tn;
+            }
         }
     }
     m->orientation = m->exif ? vki_exif_orientation(m->exif, m->exif_len) : 1;
@@ -491,9 +629,10 @@ int vki_meta_read_webp(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
     while (end >= pos && end - pos >= 8) { /* a RIFF size under 4 ends before the first chunk */
         const unsigned char *type = b + pos;
         const size_t n = vki_rd32le(b + pos + 4);
-        const bool icc = !memcmp(type, "ICCP", 4) && !m->icc, exif = !memcmp(type, "EXIF", 4) && !m->exif;
+        const bool icc = !memcmp(type, "ICCP", 4) && !m->icc, exif = !memcmp(type, "EXIF", 4) && !m->exif,
+                   xmp = !memcmp(type, "XMP ", 4) && !m->xmp;
         if (n > end - pos - 8) {
-            if (icc || exif) {
+            if (icc || exif || xmp) {
                 vki_meta_free(m);
                 return vki_fail(e, VKIMG_E_RUNTIME, "WebP metadata: the %.4s chunk runs past the end of the data",
                                 (const char *)type);
@@ -512,6 +651,10 @@ int vki_meta_read_webp(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
             if (!(m->exif = dup_bytes(d + skip, n - skip)))
                 goto oom;
             m->exif_len = n - skip;
+        } else if (xmp && n) {
+            if (!(m->xmp = dup_bytes(d, n)))
+                goto oom;
+            m->xmp_len = n;
         }
         if (pos > end)
             break;
@@ -585,6 +728,14 @@ int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
         orient = m->orientation;
     }
     tiff_exif(b, len, orient, &m->exif, &m->exif_len);
+    /* the XMP packet (XMLPacket: BYTE or UNDEFINED); its bytes are in the file, as found */
+    if (vki_tiff_field_find(b, len, VKI_TIFF_TAG_XMP, &f) > 0 && (f.type == 1 || f.type == 7) && f.count > 0) {
+        if (!(m->xmp = dup_bytes(b + f.off, (size_t)f.count))) {
+            vki_meta_free(m);
+            return vki_fail(e, VKIMG_E_RUNTIME, "TIFF metadata: out of memory");
+        }
+        m->xmp_len = (size_t)f.count;
+    }
     return 0;
 }
 
@@ -639,6 +790,13 @@ int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, un
         if (dropped)
             *dropped |= VKI_META_DROPPED_EXIF;
     }
+    /* the XMP iTXt: keyword, flag 0, method 0, no language tag, no translated keyword */
+    size_t xmp_len = m->xmp ? m->xmp_len : 0;
+    if (xmp_len > PNG_CHUNK_MAX - (XMP_KEY_LEN + 4)) {
+        xmp_len = 0;
+        if (dropped)
+            *dropped |= VKI_META_DROPPED_XMP;
+    }
 
     int rc = 0;
     unsigned char *iccp = NULL, *o = NULL; /* iccp: the iCCP chunk, whole */
@@ -670,7 +828,7 @@ int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, un
             iccp_len = finish_chunk(iccp, "iCCP", name_len + 2 + z);
         }
     }
-    const size_t add = iccp_len + (exif_len ? 12 + exif_len : 0);
+    const size_t add = iccp_len + (exif_len ? 12 + exif_len : 0) + (xmp_len ? 12 + XMP_KEY_LEN + 4 + xmp_len : 0);
     if (len > SIZE_MAX - add || !(o = malloc(len + add))) {
         rc = vki_fail(e, VKIMG_E_RUNTIME, "png metadata: out of memory (%zu bytes)", len);
         goto done;
@@ -684,6 +842,12 @@ int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, un
     if (exif_len) {
         memcpy(o + op + 8, m->exif, exif_len);
         op += finish_chunk(o + op, "eXIf", exif_len);
+    }
+    if (xmp_len) {
+        memcpy(o + op + 8, xmp_key, XMP_KEY_LEN);
+        memset(o + op + 8 + XMP_KEY_LEN, 0, 4);
+        memcpy(o + op + 8 + XMP_KEY_LEN + 4, m->xmp, xmp_len);
+        op += finish_chunk(o + op, "iTXt", XMP_KEY_LEN + 4 + xmp_len);
     }
     size_t pos = 8 + 25;
     int ended = 0;
@@ -701,7 +865,9 @@ int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, un
         const size_t whole = 12 + (size_t)n;
         ended = memcmp(type, "IEND", 4) == 0;
         const int drop = (iccp_len && (memcmp(type, "iCCP", 4) == 0 || memcmp(type, "sRGB", 4) == 0)) ||
-                         (exif_len && memcmp(type, "eXIf", 4) == 0);
+                         (exif_len && memcmp(type, "eXIf", 4) == 0) ||
+                         (xmp_len && memcmp(type, "iTXt", 4) == 0 && n >= XMP_KEY_LEN &&
+                          memcmp(type + 4, xmp_key, XMP_KEY_LEN) == 0);
         if (!drop) {
             memcpy(o + op, png + pos, whole);
             op += whole;
@@ -730,4 +896,6 @@ void vkimg_meta_set_orientation(vkimg_meta *m, int orientation)
     m->orientation = orientation;
     if (m->exif)
         vki_exif_set_orientation(m->exif, m->exif_len, orientation);
+    if (m->xmp)
+        vki_xmp_set_orientation(m->xmp, m->xmp_len, orientation);
 }

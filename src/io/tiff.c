@@ -1021,8 +1021,8 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
                           vkimg_err *e)
 {
     memset(fo, 0, sizeof *fo);
-    const unsigned char *icc = m && m->icc_len ? m->icc : NULL;
-    const size_t icc_len = icc ? m->icc_len : 0;
+    const unsigned char *icc = m && m->icc_len ? m->icc : NULL, *xmp = m && m->xmp_len ? m->xmp : NULL;
+    const size_t icc_len = icc ? m->icc_len : 0, xmp_len = xmp ? m->xmp_len : 0;
     if (!im || !im->data || im->w < 1 || im->h < 1 || im->c < 1 || im->c > 4)
         return vki_fail(e, VKIMG_E_RUNTIME, "TIFF: invalid image");
     if (im->fmt != VKIMG_U8 && im->fmt != VKIMG_U16 && im->fmt != VKIMG_F32)
@@ -1102,10 +1102,11 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
     }
     const unsigned nx = fo->xt ? fo->xt->n[VKI_XI_IFD0] : 0;
     const unsigned nent = (exif_res ? 10 : 13) + (deflate ? 1 : 0) + (alpha ? 1 : 0) + (im->fmt == VKIMG_F32 ? 1 : 0) + (icc_len ? 1 : 0) +
-                          (orient ? 1 : 0) + nx;
+                          (xmp_len ? 1 : 0) + (orient ? 1 : 0) + nx;
     const size_t ifd = data + (data & 1), ifd_len = 2 + 12 * (size_t)nent + 4;
     const size_t bps_at = ifd_len, res_at = bps_at + 8, offs_at = res_at + 8, cnts_at = offs_at + 4 * (size_t)ts->n,
-                 icc_at = cnts_at + 4 * (size_t)ts->n, exif_at = (icc_at + icc_len + 1) & ~(size_t)1,
+                 icc_at = cnts_at + 4 * (size_t)ts->n, xmp_at = icc_at + icc_len,
+                 exif_at = (xmp_at + xmp_len + 1) & ~(size_t)1,
                  tail_len = exif_at + (fo->xt ? vki_exif_size(fo->xt, subs) : 0); /* in the tail */
     fo->total = ifd + tail_len;
     if (fo->total > UINT32_MAX) {
@@ -1134,6 +1135,8 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
     put32le(t + res_at, 72), put32le(t + res_at + 4, 1); /* 72 pixels an inch, XResolution and YResolution */
     if (icc_len)
         memcpy(t + icc_at, icc, icc_len);
+    if (xmp_len)
+        memcpy(t + xmp_at, xmp, xmp_len);
     unsigned char *d = t;
     put16le(d, nent);
     d += 2;
@@ -1174,6 +1177,11 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
         ENT(T_EXTRASAMPLES, 3, 1, 2);
     if (im->fmt == VKIMG_F32)
         ENT(T_SAMPLEFORMAT, 3, 1, 3);
+    if (xmp_len) { /* XMLPacket, BYTE */
+        ENT(VKI_TIFF_TAG_XMP, 1, (uint32_t)xmp_len, xmp_len <= 4 ? 0 : (uint32_t)(ifd + xmp_at));
+        if (xmp_len <= 4) /* inline */
+            memcpy(d - 4, xmp, xmp_len);
+    }
     if (icc_len)
         ENT(T_ICC, 7, (uint32_t)icc_len, icc_len <= 4 ? 0 : (uint32_t)(ifd + icc_at));
 #undef ENT

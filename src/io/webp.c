@@ -19,7 +19,7 @@
  * or RGBA only: gray is written as RGB, gray + alpha as RGBA. At most 16383 pixels a
  * side (the format's limit).
  *
- * Metadata: libwebpmux writes the ICC profile and the EXIF block into an encoded
+ * Metadata: libwebpmux writes the ICC profile, the EXIF block and the XMP into an encoded
  * file (VP8X, its flags and canvas size, made by the library); meta.c reads them. */
 #include "io/io_priv.h"
 #include "io/meta.h"
@@ -302,6 +302,10 @@ int vki_webp_add_meta(const unsigned char *webp, size_t len, const vki_meta *m, 
     if (err == WEBP_MUX_OK && m && m->exif_len) {
         const WebPData d = { m->exif, m->exif_len };
         err = WebPMuxSetChunk(mux, "EXIF", &d, 0);
+    }
+    if (err == WEBP_MUX_OK && m && m->xmp_len) {
+        const WebPData d = { m->xmp, m->xmp_len };
+        err = WebPMuxSetChunk(mux, "XMP ", &d, 0);
     }
     WebPData a = { NULL, 0 };
     if (err == WEBP_MUX_OK)

@@ -1,10 +1,12 @@
 /* The helper of test_meta_cli.sh: makes JPEG and PNG files that carry an EXIF
- * block (with an orientation tag, or none) and an ICC profile, written here by
- * hand around TurboJPEG's and vkimg's plain encodings (an APP1 "Exif" and APP2
- * "ICC_PROFILE" segments after SOI; iCCP and eXIf chunks, eXIf before IDAT or
- * after it as libpng writes it), and checks what vkimg wrote from them: pixels
- * (the stored ones, or upright by the reference of the EXIF orientations,
- * tests/ops/remap_ref.h), orientation, and the EXIF and ICC bytes.
+ * block (with an orientation tag, or none), an XMP packet (with tiff:Orientation
+ * where the EXIF has the tag; present where the EXIF block is) and an ICC profile,
+ * written here by hand around TurboJPEG's and vkimg's plain encodings (an APP1
+ * "Exif", an APP1 XMP and APP2 "ICC_PROFILE" segments after SOI; iCCP, eXIf and iTXt
+ * chunks, eXIf and a compressed iTXt before IDAT or after it as libpng writes them),
+ * and checks what vkimg wrote from them: pixels (the stored ones, or upright by the
+ * reference of the EXIF orientations, tests/ops/remap_ref.h), orientation, and the
+ * EXIF, XMP and ICC bytes.
  *
  *   meta_tool make FILE KIND W H C BITS ORIENT ORDER ICC SEED
  *       KIND jpg | png | png-late (eXIf after IDAT); ORIENT 0: no EXIF block, 1..8:
@@ -13,6 +15,9 @@
  *       MODE auto | noauto | strip | strip-noauto (what the CLI was told), or
  *       auto-lossy (a JPEG output: of the eight orientations of the input, the
  *       upright one is the closest to its pixels)
+ *   meta_tool icc FILE: the ICC profile's size and colour space
+ *   meta_tool xmp FILE: the XMP packet's size, a hash of its bytes with its
+ *       tiff:Orientation set to 1, and that orientation as it is (0: none)
  * Exit 0 when everything matches; otherwise each difference on stderr, exit 1. */
 #include "bbuf.h"
 #include "io_util.h"
@@ -91,6 +96,33 @@ static bbuf exif_block(int orient, const char *order)
     return b;
 }
 
+/* An XMP packet as Adobe's tools write one (the properties as attributes of one
+ * rdf:Description): tiff:Orientation orient (none for 9), dc:rights from the seed. */
+static bbuf xmp_packet(int orient, unsigned long long seed)
+{
+    char s[1024];
+    char o[40] = "";
+    if (orient >= 1 && orient <= 8)
+        snprintf(o, sizeof o, "\n   tiff:Orientation=\"%d\"", orient);
+    int n = snprintf(s, sizeof s,
+                     "<?xpacket begin=\"\xef\xbb\xbf\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
+                     "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"
+                     " <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n"
+                     "  <rdf:Description rdf:about=\"\"\n"
+                     "    xmlns:tiff=\"http://ns.adobe.com/tiff/1.0/\"\n"
+                     "    xmlns:dc=\"http://purl.org/dc/elements/1.1/\"%s>\n"
+                     "   <dc:rights><rdf:Alt><rdf:li xml:lang=\"x-default\">vkimg test %llu</rdf:li></rdf:Alt>"
+                     "</dc:rights>\n"
+                     "  </rdf:Description>\n"
+                     " </rdf:RDF>\n"
+                     "</x:xmpmeta>\n"
+                     "<?xpacket end=\"w\"?>",
+                     o, seed);
+    bbuf b = { 0 };
+    bb_put(&b, s, (size_t)n);
+    return b;
+}
+
 /* An ICC profile's bytes for an image of c channels: its size, the colour space
  * ('GRAY' or 'RGB ') and 'acsp' where a profile has them, the rest random. */
 static bbuf icc_profile(size_t n, unsigned long long seed, int c)
@@ -121,7 +153,7 @@ static vkimg_image pixels(int w, int h, int c, int bits, unsigned long long seed
     return im;
 }
 
-static int make_jpeg(const char *path, const vkimg_image *im, const bbuf *exif, const bbuf *icc)
+static int make_jpeg(const char *path, const vkimg_image *im, const bbuf *exif, const bbuf *xmp, const bbuf *icc)
 {
     tjhandle tj = tjInitCompress();
     unsigned char *jpg = NULL;
@@ -139,6 +171,12 @@ static int make_jpeg(const char *path, const vkimg_image *im, const bbuf *exif, 
         bb_be16(&f, (unsigned)(2 + 6 + exif->n));
         bb_put(&f, "Exif\0\0", 6);
         bb_put(&f, exif->p, exif->n);
+    }
+    if (xmp->n) {
+        bb_be16(&f, 0xffe1);
+        bb_be16(&f, (unsigned)(2 + 29 + xmp->n));
+        bb_put(&f, "http://ns.adobe.com/xap/1.0/", 29);
+        bb_put(&f, xmp->p, xmp->n);
     }
     size_t chunk = 65519, nseg = (icc->n + chunk - 1) / chunk;
     for (size_t k = 0; k < nseg; k++) {
@@ -168,7 +206,31 @@ static void chunk(bbuf *f, const char *type, const unsigned char *d, size_t n)
     bb_be32(f, libdeflate_crc32(0, f->p + at, n + 4));
 }
 
-static int make_png(const char *path, const vkimg_image *im, const bbuf *exif, const bbuf *icc, int late)
+/* The XMP iTXt: uncompressed, or zlib-compressed (as libpng can write it) */
+static void xmp_itxt(bbuf *f, const bbuf *xmp, int compressed)
+{
+    bbuf d = { 0 };
+    bb_put(&d, "XML:com.adobe.xmp", 18);
+    bb_u8(&d, (unsigned)compressed);
+    bb_u8(&d, 0);
+    bb_put(&d, "\0\0", 2); /* no language tag, no translated keyword */
+    if (compressed) {
+        struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+        size_t cap = libdeflate_zlib_compress_bound(c, xmp->n);
+        unsigned char *z = malloc(cap);
+        size_t zn = z ? libdeflate_zlib_compress(c, xmp->p, xmp->n, z, cap) : 0;
+        libdeflate_free_compressor(c);
+        bb_put(&d, z, zn);
+        free(z);
+    } else {
+        bb_put(&d, xmp->p, xmp->n);
+    }
+    chunk(f, "iTXt", d.p, d.n);
+    free(d.p);
+}
+
+static int make_png(const char *path, const vkimg_image *im, const bbuf *exif, const bbuf *xmp, const bbuf *icc,
+                    int late)
 {
     /* vkimg's plain PNG, then the chunks put in by hand */
     char tmp[512];
@@ -204,9 +266,13 @@ static int make_png(const char *path, const vkimg_image *im, const bbuf *exif, c
     }
     if (exif->n && !late)
         chunk(&f, "eXIf", exif->p, exif->n);
+    if (xmp->n && !late)
+        xmp_itxt(&f, xmp, 0);
     bb_put(&f, png + 33, len - 33 - 12); /* up to IEND */
     if (exif->n && late)
         chunk(&f, "eXIf", exif->p, exif->n);
+    if (xmp->n && late)
+        xmp_itxt(&f, xmp, 1);
     chunk(&f, "IEND", NULL, 0);
     free(png);
     int rc = write_file(path, f.p, f.n);
@@ -236,8 +302,11 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
         return 1;
     }
     bbuf exif = orient ? exif_block(orient, order) : (bbuf){ 0 };
+    bbuf xmp = orient ? xmp_packet(orient, seed) : (bbuf){ 0 };
     bbuf icc = icc_profile(icc_n, seed, in.c);
     /* the input is what make wrote */
+    EXPECT(same_bytes(mi.xmp, mi.xmp_len, xmp.p, xmp.n), "%s: the input's XMP (%zu bytes) is not the one made (%zu)",
+           in_path, mi.xmp_len, xmp.n);
     EXPECT(mi.orientation == o, "%s: the input's orientation %d, want %d", in_path, mi.orientation, o);
     EXPECT(same_bytes(mi.exif, mi.exif_len, exif.p, exif.n), "%s: the input's EXIF (%zu bytes) is not the one made "
            "(%zu)", in_path, mi.exif_len, exif.n);
@@ -276,7 +345,8 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
     /* metadata: none with --strip; else the profile as it was, the EXIF as it was but
      * for the orientation, which says 1 once applied */
     if (strip) {
-        EXPECT(!mo.exif && !mo.icc, "%s: --strip, but EXIF %zu and ICC %zu bytes", out_path, mo.exif_len, mo.icc_len);
+        EXPECT(!mo.exif && !mo.icc && !mo.xmp, "%s: --strip, but EXIF %zu, XMP %zu and ICC %zu bytes", out_path,
+               mo.exif_len, mo.xmp_len, mo.icc_len);
         EXPECT(mo.orientation == 1, "%s: --strip: orientation %d", out_path, mo.orientation);
     } else {
         bbuf ex = orient ? exif_block(noauto || !tagged ? orient : 1, order) : (bbuf){ 0 };
@@ -284,6 +354,10 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
                "orientation %d", out_path, mo.exif_len, ex.n, noauto ? o : 1);
         EXPECT(mo.orientation == (noauto ? o : 1), "%s: orientation %d, want %d", out_path, mo.orientation,
                noauto ? o : 1);
+        bbuf xo = orient ? xmp_packet(noauto || !tagged ? orient : 1, seed) : (bbuf){ 0 };
+        EXPECT(same_bytes(mo.xmp, mo.xmp_len, xo.p, xo.n), "%s: XMP of %zu bytes, want the input's %zu with "
+               "tiff:Orientation %d", out_path, mo.xmp_len, xo.n, noauto ? o : 1);
+        free(xo.p);
         EXPECT(same_bytes(mo.icc, mo.icc_len, icc.p, icc.n), "%s: ICC profile of %zu bytes, want the input's %zu",
                out_path, mo.icc_len, icc.n);
         if (icc.n && mi.icc_name[0] && vkimg_file_kind_of(out_path) == VKIMG_FILE_PNG)
@@ -292,6 +366,7 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
         free(ex.p);
     }
     free(exif.p);
+    free(xmp.p);
     free(icc.p);
     vkimg_image_free(&want);
     vkimg_image_free(&in);
@@ -308,10 +383,12 @@ int main(int argc, char **argv)
         unsigned long long seed = strtoull(argv[11], NULL, 10);
         vkimg_image im = pixels(w, h, c, bits, seed);
         bbuf exif = orient ? exif_block(orient, argv[9]) : (bbuf){ 0 };
+        bbuf xmp = orient ? xmp_packet(orient, seed) : (bbuf){ 0 };
         bbuf icc = icc_profile((size_t)strtoull(argv[10], NULL, 10), seed, c);
-        int rc = !strcmp(argv[3], "jpg") ? make_jpeg(argv[2], &im, &exif, &icc)
-                                          : make_png(argv[2], &im, &exif, &icc, !strcmp(argv[3], "png-late"));
+        int rc = !strcmp(argv[3], "jpg") ? make_jpeg(argv[2], &im, &exif, &xmp, &icc)
+                                          : make_png(argv[2], &im, &exif, &xmp, &icc, !strcmp(argv[3], "png-late"));
         free(exif.p);
+        free(xmp.p);
         free(icc.p);
         vkimg_image_free(&im);
         return rc ? 1 : 0;
@@ -332,8 +409,35 @@ int main(int argc, char **argv)
         vkimg_meta_free(&m);
         return 0;
     }
+    if (argc == 3 && !strcmp(argv[1], "xmp")) { /* size, hash of the bytes with orientation 1, orientation */
+        vkimg_image im;
+        vkimg_meta m;
+        vkimg_err e;
+        if (vkimg_load_meta(argv[2], NULL, &im, &m, &e)) {
+            fprintf(stderr, "meta_tool: %s\n", e.msg);
+            return 1;
+        }
+        /* the packets xmp_packet makes have tiff:Orientation="N" once */
+        static const char key[] = "tiff:Orientation=\"";
+        const size_t kn = sizeof key - 1;
+        int o = 0;
+        for (size_t i = 0; m.xmp_len > kn && i < m.xmp_len - kn; i++)
+            if (!memcmp(m.xmp + i, key, kn)) {
+                o = m.xmp[i + kn] - '0';
+                m.xmp[i + kn] = '1';
+                break;
+            }
+        uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+        for (size_t i = 0; i < m.xmp_len; i++)
+            h = (h ^ m.xmp[i]) * 0x100000001b3ull;
+        printf("%zu %016llx %d\n", m.xmp_len, (unsigned long long)h, o);
+        vkimg_image_free(&im);
+        vkimg_meta_free(&m);
+        return 0;
+    }
     fprintf(stderr, "usage: meta_tool make FILE jpg|png|png-late W H C BITS ORIENT II|MM ICC SEED\n"
                     "       meta_tool check IN OUT ORIENT II|MM ICC SEED auto|noauto|strip|strip-noauto|auto-lossy\n"
-                    "       meta_tool icc FILE\n");
+                    "       meta_tool icc FILE\n"
+                    "       meta_tool xmp FILE\n");
     return 2;
 }

@@ -137,6 +137,11 @@ for name in j6 jbig j9; do
         want=$("$M" icc "$T/in/$name.jpg")
         check "$name -> TIFF: the ICC profile kept ($want)" [ "$("$M" icc "$T/out/$name.tif")" = "$want" ]
         check "$name -> TIFF -> PNG: the ICC profile kept" [ "$("$M" icc "$T/out/$name.fromtif.png")" = "$want" ]
+        read -r xn xh xo <<<"$("$M" xmp "$T/in/$name.jpg")"
+        [ "$xo" = 0 ] || xo=1
+        check "$name -> TIFF: the XMP kept, tiff:Orientation $xo ($xn bytes)" \
+            [ "$("$M" xmp "$T/out/$name.tif")" = "$xn $xh $xo" -a "$xn" -gt 0 ]
+        check "$name -> TIFF -> PNG: the XMP kept" [ "$("$M" xmp "$T/out/$name.fromtif.png")" = "$xn $xh $xo" ]
         check "$name -> TIFF: the upright pixels, exactly" "$V" compare -q "$T/out/$name.tif" "$T/out/$name.fromtif.png"
     else bad "$name -> TIFF: vkimg failed"; fi
 done
@@ -148,9 +153,11 @@ if "$V" -q -i "$T/in/j6.jpg" -o "$T/out/j6.noauto.tif" -f copy --no-auto-orient 
     check "j6 -> TIFF --no-auto-orient -> PNG: upright, as the JPEG's" \
         "$V" compare -q "$T/out/j6.noauto.fromtif.png" "$T/out/j6.tif"
     check "j6 -> TIFF --no-auto-orient: the stored pixels" "$V" compare -q "$T/out/j6.noauto.stored.png" "$T/out/j6.noauto.png"
+    check "j6 -> TIFF --no-auto-orient: the XMP as it was" [ "$("$M" xmp "$T/out/j6.noauto.tif")" = "$("$M" xmp "$T/in/j6.jpg")" ]
 else bad "j6 -> TIFF --no-auto-orient: vkimg failed"; fi
 if "$V" -q -i "$T/in/j6.jpg" -o "$T/out/j6.strip.tif" -f copy --strip; then
     check "--strip: a TIFF without the profile" [ "$("$M" icc "$T/out/j6.strip.tif")" = "0 -" ]
+    check "--strip: a TIFF without the XMP" [ "$("$M" xmp "$T/out/j6.strip.tif" | cut -d' ' -f1)" = 0 ]
 else bad "--strip TIFF: vkimg failed"; fi
 
 # the file itself as the output (atomic replace): the tag it had is now 1

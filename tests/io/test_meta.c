@@ -1,10 +1,15 @@
-/* Metadata (src/io/meta.c): EXIF orientation in both byte orders; ICC profiles and EXIF
- * blocks added to real JPEG (TurboJPEG) and PNG (vki_png_encode) files and read back
- * byte-identical, the files still decoding to the same pixels; the segment and chunk
- * layout the writers produce; replacement of existing metadata; the limits; and
- * malformed input (truncations at every length, bad IFD offsets and counts, ICC
- * segments missing or duplicated, bad CRCs and zlib streams, an iCCP zlib bomb over
- * the cap). No device. */
+/* Metadata (src/io/meta.c): EXIF orientation in both byte orders; ICC profiles, EXIF
+ * blocks and XMP packets added to real JPEG (TurboJPEG) and PNG (vki_png_encode) files
+ * and read back byte-identical, the files still decoding to the same pixels; the
+ * segment and chunk layout the writers produce; replacement of existing metadata; the
+ * limits (JPEG's one XMP APP1 of 65504 bytes); and malformed input (truncations at
+ * every length, bad IFD offsets and counts, ICC segments missing or duplicated, bad
+ * CRCs and zlib streams, iCCP and XMP iTXt zlib bombs over the cap). XMP: the APP1
+ * "http://ns.adobe.com/xap/1.0/" (extended XMP segments not read), PNG iTXt
+ * "XML:com.adobe.xmp" plain and compressed, WebP "XMP " chunks and TIFF tag 700
+ * (hand-built files); tiff:Orientation in the packet (attribute and element forms,
+ * malformed values, every truncation) and vkimg_meta_set_orientation rewriting EXIF
+ * and XMP. No device. */
 #include "bbuf.h"
 #include "exif_util.h"
 #include "io/io_priv.h"
@@ -350,9 +355,13 @@ static unsigned char *roundtrip(const char *what, add_fn add, read_fn rd, const 
           r.icc_len, m->icc_len);
     CHECK(same(r.exif, r.exif_len, m->exif, m->exif ? m->exif_len : 0), "%s: EXIF %zu bytes back, %zu put in", what,
           r.exif_len, m->exif_len);
-    int want_o = m->exif ? vki_exif_orientation(m->exif, m->exif_len) : 1;
+    CHECK(same(r.xmp, r.xmp_len, m->xmp, m->xmp ? m->xmp_len : 0), "%s: XMP %zu bytes back, %zu put in", what,
+          r.xmp_len, m->xmp_len);
+    int want_o = m->exif ? vki_exif_orientation(m->exif, m->exif_len) : 1; /* the EXIF's, never the XMP's */
     CHECK(r.orientation == want_o, "%s: orientation %d, expected %d", what, r.orientation, want_o);
-    CHECK((r.icc == NULL) == (r.icc_len == 0) && (r.exif == NULL) == (r.exif_len == 0), "%s: NULL iff empty", what);
+    CHECK((r.icc == NULL) == (r.icc_len == 0) && (r.exif == NULL) == (r.exif_len == 0) &&
+              (r.xmp == NULL) == (r.xmp_len == 0),
+          "%s: NULL iff empty", what);
     vki_meta_free(&r);
     return o;
 }
@@ -1072,6 +1081,1331 @@ static void test_icc_fits(void)
     free(p);
 }
 
+/* ------------------------------------------------------------------ XMP */
+
+/* The standard XMP APP1's identifier, the extended segments' one and the PNG iTXt
+ * keyword, each with its NUL: 29, 35 and 18 bytes. */
+static const char xmp_sig[] = "http://ns.adobe.com/xap/1.0/";
+static const char xmp_ext_sig[] = "http://ns.adobe.com/xmp/extension/";
+static const char xmp_keyword[] = "XML:com.adobe.xmp";
+#define XMP_SIG_LEN sizeof xmp_sig
+#define XMP_EXT_SIG_LEN sizeof xmp_ext_sig
+#define XMP_KW_LEN sizeof xmp_keyword
+
+/* An XMP packet as writers lay it out: the xpacket wrapper around an rdf:Description
+ * with tiff:Orientation="orient" (none for 0) and a UTF-8 dc:title ending in tag,
+ * blank padding before the trailer up to n bytes in all (none where n is below the
+ * packet's own size). malloc()ed, no NUL added; its length in *len. */
+static unsigned char *make_xmp(int orient, const char *tag, size_t n, size_t *len)
+{
+    bbuf b = { 0 };
+    bb_str(&b, "<?xpacket begin=\"\xef\xbb\xbf\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
+               "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"
+               " <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n"
+               "  <rdf:Description rdf:about=\"\" xmlns:tiff=\"http://ns.adobe.com/tiff/1.0/\"\n"
+               "    xmlns:dc=\"http://purl.org/dc/elements/1.1/\"");
+    if (orient) {
+        char o[40];
+        snprintf(o, sizeof o, "\n    tiff:Orientation=\"%d\"", orient);
+        bb_str(&b, o);
+    }
+    bb_str(&b, ">\n   <dc:title><rdf:Alt><rdf:li xml:lang=\"x-default\">caf\xc3\xa9 ");
+    bb_str(&b, tag);
+    bb_str(&b, "</rdf:li></rdf:Alt></dc:title>\n  </rdf:Description>\n </rdf:RDF>\n</x:xmpmeta>\n");
+    static const char trailer[] = "<?xpacket end=\"w\"?>";
+    const size_t tn = sizeof trailer - 1;
+    for (size_t col = 0; b.n + tn < n; col++)
+        bb_u8(&b, col % 100 == 99 ? '\n' : ' ');
+    bb_put(&b, trailer, tn);
+    *len = b.n;
+    return b.p;
+}
+
+/* n bytes of p in a buffer of exactly that size (1 byte for 0), so that ASan sees any
+ * read past the end. */
+static unsigned char *exact_copy(const void *p, size_t n)
+{
+    unsigned char *t = malloc(n ? n : 1);
+    if (n)
+        memcpy(t, p, n);
+    return t;
+}
+
+static unsigned char *zlib_of(const void *d, size_t n, size_t *zn)
+{
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(9);
+    size_t cap = libdeflate_zlib_compress_bound(c, n);
+    unsigned char *z = malloc(cap);
+    *zn = libdeflate_zlib_compress(c, d, n, z, cap);
+    libdeflate_free_compressor(c);
+    if (!*zn) {
+        fprintf(stderr, "libdeflate_zlib_compress failed\n");
+        exit(1);
+    }
+    return z;
+}
+
+/* The header segments of a JPEG up to SOS, one letter each into kinds (NUL-terminated):
+ * J JFIF APP0, E "Exif" APP1, X standard XMP APP1, x extended XMP APP1, I ICC APP2, '.'
+ * anything else; where each begins (its 0xFF) into off, where it ends into end.
+ * Returns the count. */
+static int jpeg_layout(const unsigned char *j, size_t n, char *kinds, size_t *off, size_t *end, int max)
+{
+    size_t p = 2;
+    int k = 0;
+    while (p + 4 <= n && j[p] == 0xff && j[p + 1] != 0xda && k < max) {
+        const size_t l = (size_t)j[p + 2] << 8 | j[p + 3];
+        const unsigned char *d = j + p + 4;
+        size_t dn = l >= 2 ? l - 2 : 0;
+        if (dn > n - p - 4)
+            dn = n - p - 4;
+        char c = '.';
+        if (j[p + 1] == 0xe0 && dn >= 5 && memcmp(d, "JFIF", 5) == 0)
+            c = 'J';
+        else if (j[p + 1] == 0xe1 && dn >= 6 && memcmp(d, "Exif\0", 6) == 0)
+            c = 'E';
+        else if (j[p + 1] == 0xe1 && dn >= XMP_SIG_LEN && memcmp(d, xmp_sig, XMP_SIG_LEN) == 0)
+            c = 'X';
+        else if (j[p + 1] == 0xe1 && dn >= XMP_EXT_SIG_LEN && memcmp(d, xmp_ext_sig, XMP_EXT_SIG_LEN) == 0)
+            c = 'x';
+        else if (j[p + 1] == 0xe2 && dn >= 12 && memcmp(d, "ICC_PROFILE", 12) == 0)
+            c = 'I';
+        if (off)
+            off[k] = p;
+        if (end)
+            end[k] = p + 2 + l;
+        kinds[k++] = c;
+        p += 2 + l;
+    }
+    kinds[k] = 0;
+    return k;
+}
+
+static int count_char(const char *s, char ch)
+{
+    int c = 0;
+    for (; *s; s++)
+        c += *s == ch;
+    return c;
+}
+
+/* The data of chunk number i (0: IHDR) of a PNG png_chunks has checked, its length in
+ * *dn; NULL past the end. Where it begins (its length field) in *at when at is not NULL. */
+static const unsigned char *png_chunk_data(const unsigned char *p, size_t n, int i, size_t *dn, size_t *at)
+{
+    for (size_t pos = 8; pos + 12 <= n; i--) {
+        const uint32_t l = rbe32(p + pos);
+        if (!i) {
+            *dn = l;
+            if (at)
+                *at = pos;
+            return p + pos + 8;
+        }
+        pos += 12 + (size_t)l;
+    }
+    return NULL;
+}
+
+/* An iTXt chunk: keyword, NUL, compression flag and method, language tag, NUL,
+ * translated keyword, NUL, text (n bytes as given: compress them first for flag 1). */
+static void itxt_chunk(bbuf *b, const char *kw, int flag, int method, const char *lang, const char *tkw,
+                       const void *text, size_t n, int bad_crc)
+{
+    bbuf d = { 0 };
+    bb_put(&d, kw, strlen(kw) + 1);
+    bb_u8(&d, (unsigned)flag);
+    bb_u8(&d, (unsigned)method);
+    bb_put(&d, lang, strlen(lang) + 1);
+    bb_put(&d, tkw, strlen(tkw) + 1);
+    bb_put(&d, text, n);
+    png_chunk(b, "iTXt", d.p, d.n, bad_crc);
+    free(d.p);
+}
+
+/* vki_xmp_orientation and vki_xmp_set_orientation on packets written by hand. */
+static void test_xmp_orientation(void)
+{
+    static const struct {
+        const char *x;
+        int want, count; /* the first value (0: none), how many set rewrites */
+    } cases[] = {
+        { "<rdf:Description tiff:Orientation=\"6\"/>", 6, 1 },
+        { "<rdf:Description tiff:Orientation='3'/>", 3, 1 },
+        { "<rdf:Description tiff:Orientation = \"8\"/>", 8, 1 },
+        { "<rdf:Description\n\ttiff:Orientation\t=\r\n'2' tiff:Make=\"x\"/>", 2, 1 },
+        { "<tiff:Orientation>6</tiff:Orientation>", 6, 1 },
+        { "<rdf:Description><tiff:Orientation> 5\n\t</tiff:Orientation></rdf:Description>", 5, 1 },
+        { "<tiff:Orientation>\r\n7 </tiff:Orientation>", 7, 1 },
+        /* the first one counts; set rewrites all */
+        { "<a tiff:Orientation=\"3\"/><tiff:Orientation>7</tiff:Orientation>", 3, 2 },
+        { "<tiff:Orientation>4</tiff:Orientation><a tiff:Orientation='1'/><b tiff:Orientation=\"2\"/>", 4, 3 },
+        /* at the very end of the buffer */
+        { "<rdf:Description tiff:Orientation=\"8\"", 8, 1 },
+        { "x tiff:Orientation='1'", 1, 1 },
+        { "<tiff:Orientation>2</tiff:Orientation>", 2, 1 },
+        /* absent */
+        { "", 0, 0 },
+        { "<rdf:Description tiff:Make=\"Orientation\"/>", 0, 0 },
+        { "<rdf:Description exif:Orientation=\"6\"/>", 0, 0 },
+        { "<a tiff:OrientationX=\"6\"/>", 0, 0 },
+        { "<a mytiff:Orientation=\"6\"/>", 0, 0 },
+        { "<tiff:OrientationX>6</tiff:OrientationX>", 0, 0 },
+        /* malformed values */
+        { "<a tiff:Orientation=\"9\"/>", 0, 0 },
+        { "<a tiff:Orientation=\"0\"/>", 0, 0 },
+        { "<a tiff:Orientation=\"66\"/>", 0, 0 },
+        { "<a tiff:Orientation=\"16\"/>", 0, 0 },
+        { "<a tiff:Orientation=\"x\"/>", 0, 0 },
+        { "<a tiff:Orientation=\"\"/>", 0, 0 },
+        { "<a tiff:Orientation=\"-6\"/>", 0, 0 },
+        { "<a tiff:Orientation=\"6'/>", 0, 0 },
+        { "<a tiff:Orientation=6/>", 0, 0 },
+        { "<a tiff:Orientation:\"6\"/>", 0, 0 },
+        { "<a tiff:Orientation=\"6", 0, 0 },
+        { "<a tiff:Orientation='", 0, 0 },
+        { "<a tiff:Orientation=", 0, 0 },
+        { "<a tiff:Orientation", 0, 0 },
+        { "<tiff:Orientation>9</tiff:Orientation>", 0, 0 },
+        { "<tiff:Orientation>66</tiff:Orientation>", 0, 0 },
+        { "<tiff:Orientation>x</tiff:Orientation>", 0, 0 },
+        { "<tiff:Orientation>6 6</tiff:Orientation>", 0, 0 },
+        { "<tiff:Orientation></tiff:Orientation>", 0, 0 },
+        { "<tiff:Orientation>6", 0, 0 },
+        { "<tiff:Orientation> ", 0, 0 },
+        { "<tiff:Orientation>", 0, 0 },
+        { "<tiff:Orientation/>", 0, 0 },
+    };
+    for (size_t i = 0; i < VKI_ARRAY_LEN(cases); i++) {
+        const size_t n = strlen(cases[i].x);
+        unsigned char *x = exact_copy(cases[i].x, n);
+        int v = vki_xmp_orientation(x, n);
+        CHECK(v == cases[i].want, "xmp orientation of '%s': %d, expected %d", cases[i].x, v, cases[i].want);
+        const int nv = cases[i].want % 8 + 1; /* not the first value, nor any other in the table */
+        int rc = vki_xmp_set_orientation(x, n, nv);
+        CHECK(rc == cases[i].count, "xmp set %d on '%s': %d rewritten, expected %d", nv, cases[i].x, rc,
+              cases[i].count);
+        size_t ndiff = 0, nbad = 0;
+        for (size_t k = 0; k < n; k++)
+            if (x[k] != (unsigned char)cases[i].x[k]) {
+                ndiff++;
+                nbad += x[k] != '0' + nv || cases[i].x[k] < '1' || cases[i].x[k] > '8';
+            }
+        CHECK(ndiff == (size_t)cases[i].count && nbad == 0, "xmp set %d on '%s': %zu bytes changed (%zu wrongly)", nv,
+              cases[i].x, ndiff, nbad);
+        CHECK(vki_xmp_orientation(x, n) == (cases[i].want ? nv : 0), "xmp set %d on '%s': reads %d", nv, cases[i].x,
+              vki_xmp_orientation(x, n));
+        /* values outside 1..8 change nothing */
+        memcpy(x, cases[i].x, n);
+        CHECK(vki_xmp_set_orientation(x, n, 0) == -1 && vki_xmp_set_orientation(x, n, 9) == -1 &&
+                  vki_xmp_set_orientation(x, n, -1) == -1 && memcmp(x, cases[i].x, n) == 0,
+              "xmp set 0 / 9 / -1 on '%s': -1, unchanged", cases[i].x);
+        free(x);
+    }
+    CHECK(vki_xmp_orientation(NULL, 0) == 0 && vki_xmp_set_orientation(NULL, 0, 3) == 0, "xmp orientation: NULL");
+
+    /* every value, every form, inside a packet and at its very end */
+    static const char *const forms[] = {
+        "<a tiff:Orientation=\"%d\"", "<a tiff:Orientation='%d'", "<a tiff:Orientation =\t\"%d\"",
+        "<a\ntiff:Orientation= '%d'", "<tiff:Orientation>%d</tiff:Orientation>",
+        "<tiff:Orientation>\n %d\n</tiff:Orientation>",
+    };
+    for (size_t f = 0; f < VKI_ARRAY_LEN(forms); f++) {
+        for (int v = 1; v <= 8; v++) {
+            for (int at_end = 0; at_end <= 1; at_end++) {
+                char s[160], form[96];
+                snprintf(form, sizeof form, "%s%s", forms[f], at_end ? "" : " exif:Orientation=\"4\" xmlns:b=\"6\">");
+                snprintf(s, sizeof s, form, v);
+                const size_t n = strlen(s);
+                unsigned char *x = exact_copy(s, n);
+                CHECK(vki_xmp_orientation(x, n) == v, "xmp orientation %d in '%s': %d", v, s,
+                      vki_xmp_orientation(x, n));
+                for (int w = 1; w <= 8; w++) {
+                    CHECK(vki_xmp_set_orientation(x, n, w) == 1 && vki_xmp_orientation(x, n) == w,
+                          "xmp set %d in '%s'", w, s);
+                }
+                free(x);
+            }
+        }
+    }
+
+    /* every truncation of a packet (exact-size copies): no read past the end, the value
+     * once the property is whole, none before its digit */
+    static const char elem[] = "<?xpacket begin=\"\"?><x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF><rdf:Description>"
+                               "<tiff:Orientation> 7 </tiff:Orientation></rdf:Description></rdf:RDF></x:xmpmeta>";
+    static const char multi[] = "<rdf:Description tiff:Orientation = '3'/><rdf:Description>"
+                                "<tiff:Orientation>5</tiff:Orientation></rdf:Description>";
+    size_t an;
+    unsigned char *attr = make_xmp(6, "truncated", 700, &an);
+    const struct {
+        const unsigned char *x;
+        size_t n;
+        int want;
+    } packets[] = {
+        { attr, an, 6 },
+        { (const unsigned char *)elem, sizeof elem - 1, 7 },
+        { (const unsigned char *)multi, sizeof multi - 1, 3 },
+    };
+    for (size_t p = 0; p < VKI_ARRAY_LEN(packets); p++) {
+        const unsigned char *x = packets[p].x;
+        const size_t n = packets[p].n;
+        /* the first digit, the end of its property (after the quote or the end tag) */
+        const char *s = strstr((const char *)x, "tiff:Orientation");
+        size_t digit = 0, whole = 0, second_whole = n + 1;
+        for (size_t k = (size_t)(s - (const char *)x); k < n; k++)
+            if (x[k] >= '1' && x[k] <= '8') {
+                digit = k;
+                break;
+            }
+        whole = x[digit + 1] == '"' || x[digit + 1] == '\'' ? digit + 2
+                : (size_t)(strstr((const char *)x + digit, "</tiff:Orientation>") - (const char *)x) + 19;
+        if (p == 2)
+            second_whole = n - strlen("</rdf:Description>");
+        CHECK(vki_xmp_orientation(x, n) == packets[p].want, "packet %zu: orientation %d", p, packets[p].want);
+        for (size_t k = 0; k <= n; k++) {
+            unsigned char *t = exact_copy(x, k);
+            const int v = vki_xmp_orientation(t, k);
+            CHECK(v == 0 || v == packets[p].want, "packet %zu cut at %zu: %d", p, k, v);
+            if (k >= whole)
+                CHECK(v == packets[p].want, "packet %zu cut at %zu (property whole at %zu): %d", p, k, whole, v);
+            if (k <= digit)
+                CHECK(v == 0, "packet %zu cut at %zu (digit at %zu): %d", p, k, digit, v);
+            const int nv = packets[p].want == 8 ? 1 : 8;
+            const int rc = vki_xmp_set_orientation(t, k, nv);
+            CHECK(v ? rc >= 1 && rc <= 2 : rc == 0, "packet %zu cut at %zu: set rewrote %d (read %d)", p, k, rc, v);
+            if (k >= second_whole)
+                CHECK(rc == 2, "packet %zu cut at %zu: both rewritten (%d)", p, k, rc);
+            CHECK(vki_xmp_orientation(t, k) == (v ? nv : 0), "packet %zu cut at %zu: reads %d after set", p, k,
+                  vki_xmp_orientation(t, k));
+            free(t);
+        }
+    }
+    free(attr);
+}
+
+/* vkimg_meta_set_orientation rewrites the EXIF tag and every tiff:Orientation of the
+ * XMP, and nothing else; the result survives a JPEG round trip. */
+static void test_xmp_meta_set_orientation(void)
+{
+    static const char pk[] = "<x:xmpmeta><rdf:RDF><rdf:Description rdf:about=\"\" tiff:Orientation=\"6\" dc:n=\"6\"/>"
+                             "<rdf:Description><tiff:Orientation>6</tiff:Orientation><dc:title>6</dc:title>"
+                             "</rdf:Description></rdf:RDF></x:xmpmeta>";
+    const size_t pn = sizeof pk - 1;
+    const size_t d1 = (size_t)(strstr(pk, "Orientation=\"6") - pk) + 13,
+                 d2 = (size_t)(strstr(pk, "<tiff:Orientation>6") - pk) + 18;
+    size_t jn;
+    unsigned char *jpg = make_jpeg(3, &jn);
+    for (int le = 0; le <= 1; le++) {
+        vkimg_meta m = { 0 };
+        m.exif = make_exif(le, 6, 3, &m.exif_len);
+        m.orientation = 6;
+        m.xmp = exact_copy(pk, pn);
+        m.xmp_len = pn;
+        for (int v = 1; v <= 8; v++) {
+            vkimg_meta_set_orientation(&m, v);
+            char want[sizeof pk];
+            memcpy(want, pk, sizeof pk);
+            want[d1] = want[d2] = (char)('0' + v);
+            CHECK(m.orientation == v && vki_exif_orientation(m.exif, m.exif_len) == v && m.xmp_len == pn &&
+                      memcmp(m.xmp, want, pn) == 0 && vki_xmp_orientation(m.xmp, m.xmp_len) == v,
+                  "set orientation %d (le %d): EXIF %d, XMP '%.*s'", v, le, vki_exif_orientation(m.exif, m.exif_len),
+                  (int)pn, (const char *)m.xmp);
+        }
+        vkimg_meta_set_orientation(&m, 1);
+        unsigned char *o = NULL;
+        size_t on;
+        vki_meta r;
+        CHECK(vki_jpeg_add_meta(jpg, jn, &m, &o, &on, NULL, NULL) == 0 && vki_meta_read_jpeg(o, on, &r, NULL) == 0 &&
+                  r.orientation == 1 && vki_xmp_orientation(r.xmp, r.xmp_len) == 1 &&
+                  same(r.xmp, r.xmp_len, m.xmp, m.xmp_len),
+              "orientation 1 in EXIF and XMP through a JPEG (le %d)", le);
+        vki_meta_free(&r);
+        free(o);
+        vkimg_meta_free(&m);
+        CHECK(!m.xmp && m.xmp_len == 0 && !m.exif && m.orientation == 1, "vkimg_meta_free empties the XMP");
+    }
+    /* XMP without EXIF */
+    vkimg_meta m = { 0 };
+    m.orientation = 1;
+    m.xmp = exact_copy(pk, pn);
+    m.xmp_len = pn;
+    vkimg_meta_set_orientation(&m, 3);
+    CHECK(m.orientation == 3 && !m.exif && vki_xmp_orientation(m.xmp, m.xmp_len) == 3 &&
+              vki_xmp_set_orientation(m.xmp, m.xmp_len, 3) == 2,
+          "set orientation 3 on XMP alone");
+    vkimg_meta_free(&m);
+    /* an XMP without tiff:Orientation is left as it is */
+    size_t xn;
+    unsigned char *x = make_xmp(0, "no orientation", 0, &xn);
+    m.exif = make_exif(1, 8, 3, &m.exif_len);
+    m.orientation = 8;
+    m.xmp = exact_copy(x, xn);
+    m.xmp_len = xn;
+    vkimg_meta_set_orientation(&m, 2);
+    CHECK(m.orientation == 2 && vki_exif_orientation(m.exif, m.exif_len) == 2 && same(m.xmp, m.xmp_len, x, xn),
+          "set orientation 2: XMP without the property unchanged");
+    vkimg_meta_free(&m);
+    free(x);
+    free(jpg);
+}
+
+/* XMP alone and beside EXIF and ICC in real JPEGs (gray and RGB): read back
+ * byte-identical, the same pixels, the writer's segment order, replacement. */
+static void test_xmp_jpeg(void)
+{
+    static const struct {
+        size_t xmp, icc;
+        int exif; /* 0 none, 1 II, 2 MM */
+    } vars[] = {
+        { 0, 0, 0 },     /* the bare packet */
+        { 40000, 0, 0 }, /* padded */
+        { 3000, 1000, 1 },
+        { 65504, 70000, 2 }, /* the largest packet, two ICC segments */
+    };
+    for (int c = 1; c <= 3; c += 2) {
+        size_t jn;
+        unsigned char *jpg = make_jpeg(c, &jn);
+        int w0, h0;
+        unsigned char *px0 = tj_pixels(jpg, jn, &w0, &h0);
+        CHECK(px0 != NULL, "xmp jpeg c%d: reference decode", c);
+        vki_meta none;
+        CHECK(vki_meta_read_jpeg(jpg, jn, &none, NULL) == 0 && !none.xmp && none.xmp_len == 0,
+              "TurboJPEG output has no XMP");
+        for (size_t vi = 0; vi < VKI_ARRAY_LEN(vars); vi++) {
+            char what[96];
+            snprintf(what, sizeof what, "xmp jpeg c%d xmp %zu icc %zu exif %d", c, vars[vi].xmp, vars[vi].icc,
+                     vars[vi].exif);
+            vki_meta m = { 0 };
+            m.xmp = make_xmp(3, "first", vars[vi].xmp, &m.xmp_len);
+            if (vars[vi].icc) {
+                m.icc = make_icc(vars[vi].icc);
+                m.icc_len = vars[vi].icc;
+            }
+            if (vars[vi].exif)
+                m.exif = make_exif(vars[vi].exif == 1, 6, 3, &m.exif_len);
+            size_t on;
+            unsigned char *out = roundtrip(what, vki_jpeg_add_meta, vki_meta_read_jpeg, jpg, jn, &m, &on);
+            if (!out) {
+                vki_meta_free(&m);
+                continue;
+            }
+            int w, h;
+            unsigned char *px = tj_pixels(out, on, &w, &h);
+            CHECK(px && w == w0 && h == h0 && memcmp(px, px0, (size_t)w * (size_t)h * 3) == 0,
+                  "%s: same pixels from TurboJPEG", what);
+            free(px);
+            int sw, sh, sc;
+            unsigned char *sp = stbi_load_from_memory(out, (int)on, &sw, &sh, &sc, 0);
+            CHECK(sp && sw == w0 && sh == h0, "%s: stb_image decodes it", what);
+            stbi_image_free(sp);
+
+            /* SOI, JFIF APP0, Exif APP1, XMP APP1, ICC APP2s, then the encoder's segments */
+            char kinds[64], want[16];
+            size_t off[63], end[63];
+            const int k = jpeg_layout(out, on, kinds, off, end, 63);
+            const size_t nicc = (m.icc_len + VKI_JPEG_ICC_CHUNK - 1) / VKI_JPEG_ICC_CHUNK;
+            snprintf(want, sizeof want, "J%sX%.*s", m.exif ? "E" : "", (int)nicc, "IIII");
+            const size_t wl = strlen(want);
+            CHECK(k > (int)wl && strncmp(kinds, want, wl) == 0 && !strpbrk(kinds + wl, "JEXxI"),
+                  "%s: segments %s, expected %s and then none of these", what, kinds, want);
+            const int xi = m.exif ? 2 : 1;
+            if (k > xi && kinds[xi] == 'X')
+                CHECK(end[xi] - off[xi] == 4 + XMP_SIG_LEN + m.xmp_len &&
+                          memcmp(out + off[xi] + 4 + XMP_SIG_LEN, m.xmp, m.xmp_len) == 0,
+                      "%s: the XMP APP1 is its identifier and the packet", what);
+            CHECK(on == jn + (m.exif ? 10 + m.exif_len : 0) + 4 + XMP_SIG_LEN + m.xmp_len + nicc * 18 + m.icc_len,
+                  "%s: %zu bytes, nothing else added or lost", what, on);
+
+            /* XMP alone replaced: one XMP APP1, the new packet; EXIF and ICC kept */
+            vki_meta m2 = { 0 }, r;
+            m2.xmp = make_xmp(5, "second, \xe2\x82\xac", 0, &m2.xmp_len);
+            unsigned char *o2 = NULL;
+            size_t on2 = 0;
+            unsigned dropped = 99;
+            int rc = vki_jpeg_add_meta(out, on, &m2, &o2, &on2, &dropped, NULL);
+            CHECK(rc == 0 && dropped == 0, "%s: add XMP on top", what);
+            if (!rc) {
+                CHECK(vki_meta_read_jpeg(o2, on2, &r, NULL) == 0 && same(r.xmp, r.xmp_len, m2.xmp, m2.xmp_len) &&
+                          same(r.icc, r.icc_len, m.icc, m.icc_len) && same(r.exif, r.exif_len, m.exif, m.exif_len) &&
+                          r.orientation == (m.exif ? 6 : 1),
+                      "%s: XMP replaced, EXIF and ICC kept, the EXIF's orientation (%d)", what, r.orientation);
+                vki_meta_free(&r);
+                jpeg_layout(o2, on2, kinds, NULL, NULL, 63);
+                CHECK(count_char(kinds, 'X') == 1 && on2 == on - m.xmp_len + m2.xmp_len,
+                      "%s: one XMP APP1 after replacing (%s)", what, kinds);
+                px = tj_pixels(o2, on2, &w, &h);
+                CHECK(px && w == w0 && h == h0 && memcmp(px, px0, (size_t)w * (size_t)h * 3) == 0,
+                      "%s: same pixels after replacing the XMP", what);
+                free(px);
+            }
+            free(o2);
+            /* EXIF alone replaced: the input's XMP stays */
+            vki_meta m3 = { 0 };
+            m3.exif = make_exif(1, 2, 3, &m3.exif_len);
+            o2 = NULL;
+            rc = vki_jpeg_add_meta(out, on, &m3, &o2, &on2, NULL, NULL);
+            CHECK(rc == 0 && vki_meta_read_jpeg(o2, on2, &r, NULL) == 0 && same(r.xmp, r.xmp_len, m.xmp, m.xmp_len) &&
+                      same(r.exif, r.exif_len, m3.exif, m3.exif_len) && r.orientation == 2,
+                  "%s: EXIF replaced, XMP kept", what);
+            if (!rc) {
+                vki_meta_free(&r);
+                jpeg_layout(o2, on2, kinds, NULL, NULL, 63);
+                CHECK(count_char(kinds, 'X') == 1 && count_char(kinds, 'E') == 1, "%s: %s after the EXIF alone",
+                      what, kinds);
+            }
+            free(o2);
+            /* everything replaced */
+            m3.xmp = make_xmp(0, "third", 100, &m3.xmp_len);
+            m3.icc = make_icc(200);
+            m3.icc_len = 200;
+            char what2[112];
+            snprintf(what2, sizeof what2, "%s, all replaced", what);
+            o2 = roundtrip(what2, vki_jpeg_add_meta, vki_meta_read_jpeg, out, on, &m3, &on2);
+            if (o2) {
+                jpeg_layout(o2, on2, kinds, NULL, NULL, 63);
+                CHECK(strncmp(kinds, "JEXI", 4) == 0 && !strpbrk(kinds + 4, "JEXxI"), "%s: %s", what2, kinds);
+            }
+            free(o2);
+            vki_meta_free(&m3);
+            vki_meta_free(&m2);
+            free(out);
+            vki_meta_free(&m);
+        }
+        free(px0);
+        free(jpg);
+    }
+}
+
+/* Which APP1 is the XMP: extended segments, empty packets, look-alike identifiers,
+ * the place in the header; a cut-off XMP APP1. */
+static void test_xmp_jpeg_read(void)
+{
+    size_t jn, pn, p2n, xn;
+    unsigned char *jpg = make_jpeg(3, &jn);
+    unsigned char *pk = make_xmp(6, "standard", 0, &pn), *pk2 = make_xmp(2, "other", 0, &p2n);
+    unsigned char *ex = make_exif(1, 4, 3, &xn);
+    vki_meta r;
+    bbuf x = { 0 }, ext = { 0 };
+    /* an extended XMP segment: identifier, GUID, full length, offset, a part of the packet */
+    bb_put(&ext, xmp_ext_sig, XMP_EXT_SIG_LEN);
+    bb_str(&ext, "0123456789ABCDEF0123456789ABCDEF");
+    bb_be32(&ext, (uint32_t)p2n);
+    bb_be32(&ext, 0);
+    bb_put(&ext, pk2, p2n);
+
+    app_seg(&x, 0xe1, ext.p, ext.n, NULL, 0);
+    app_seg(&x, 0xe1, xmp_sig, XMP_SIG_LEN, pk, pn);
+    CHECK(read_spliced_jpeg(jpg, jn, &x, &r) == 0 && same(r.xmp, r.xmp_len, pk, pn),
+          "extended XMP before the standard one: the standard one read");
+    vki_meta_free(&r);
+    app_seg(&x, 0xe1, ext.p, ext.n, NULL, 0);
+    CHECK(read_spliced_jpeg(jpg, jn, &x, &r) == 0 && !r.xmp && r.xmp_len == 0, "extended XMP alone: not read");
+    vki_meta_free(&r);
+    app_seg(&x, 0xe1, xmp_sig, XMP_SIG_LEN, NULL, 0);
+    app_seg(&x, 0xe1, xmp_sig, XMP_SIG_LEN, pk, pn);
+    CHECK(read_spliced_jpeg(jpg, jn, &x, &r) == 0 && same(r.xmp, r.xmp_len, pk, pn),
+          "an empty XMP APP1, then the packet: the packet read");
+    vki_meta_free(&r);
+    app_seg(&x, 0xe1, xmp_sig, XMP_SIG_LEN, NULL, 0);
+    CHECK(read_spliced_jpeg(jpg, jn, &x, &r) == 0 && !r.xmp, "an empty XMP APP1 alone: no XMP");
+    vki_meta_free(&r);
+    app_seg(&x, 0xe1, xmp_sig, XMP_SIG_LEN, "x", 1);
+    CHECK(read_spliced_jpeg(jpg, jn, &x, &r) == 0 && same(r.xmp, r.xmp_len, (const unsigned char *)"x", 1),
+          "a packet of one byte");
+    vki_meta_free(&r);
+    app_seg(&x, 0xe1, xmp_sig, XMP_SIG_LEN, pk, pn);
+    app_seg(&x, 0xe1, xmp_sig, XMP_SIG_LEN, pk2, p2n);
+    CHECK(read_spliced_jpeg(jpg, jn, &x, &r) == 0 && same(r.xmp, r.xmp_len, pk, pn), "two XMP APP1s: the first");
+    vki_meta_free(&r);
+    app_seg(&x, 0xe1, xmp_sig, XMP_SIG_LEN, pk, pn);
+    app_seg(&x, 0xe1, "Exif\0\0", 6, ex, xn);
+    CHECK(read_spliced_jpeg(jpg, jn, &x, &r) == 0 && same(r.xmp, r.xmp_len, pk, pn) &&
+              same(r.exif, r.exif_len, ex, xn) && r.orientation == 4,
+          "XMP APP1 before the Exif APP1: both, the EXIF's orientation (%d)", r.orientation);
+    vki_meta_free(&r);
+    /* look-alikes that are not the standard identifier */
+    {
+        static const struct {
+            int marker;
+            const char *id;
+            size_t idn;
+        } nots[] = {
+            { 0xe1, "http://ns.adobe.com/xap/1.0/x", 29 },      /* no NUL */
+            { 0xe1, "http://ns.adobe.com/xap/1.0\0", 28 },      /* one '/' short */
+            { 0xe1, "HTTP://NS.ADOBE.COM/XAP/1.0/\0", 29 },     /* case */
+            { 0xe1, "http://ns.adobe.com/xap/1.1/\0", 29 },     /* version */
+            { 0xe2, "http://ns.adobe.com/xap/1.0/\0", 29 },     /* APP2 */
+            { 0xed, "http://ns.adobe.com/xap/1.0/\0", 29 },     /* APP13 */
+            { 0xe1, " http://ns.adobe.com/xap/1.0/\0", 30 },    /* a blank first */
+        };
+        for (size_t i = 0; i < VKI_ARRAY_LEN(nots); i++) {
+            app_seg(&x, nots[i].marker, nots[i].id, nots[i].idn, pk, pn);
+            CHECK(read_spliced_jpeg(jpg, jn, &x, &r) == 0 && !r.xmp, "APP%d '%.*s': not XMP", nots[i].marker - 0xe0,
+                  (int)nots[i].idn, nots[i].id);
+            vki_meta_free(&r);
+        }
+    }
+    /* before SOS (after the tables): read; after SOS: not metadata */
+    {
+        bbuf seg = { 0 }, f = { 0 };
+        app_seg(&seg, 0xe1, xmp_sig, XMP_SIG_LEN, pk, pn);
+        size_t sos = 2;
+        while (!(jpg[sos] == 0xff && jpg[sos + 1] == 0xda))
+            sos += 2 + ((size_t)jpg[sos + 2] << 8 | jpg[sos + 3]);
+        bb_put(&f, jpg, sos);
+        bb_put(&f, seg.p, seg.n);
+        bb_put(&f, jpg + sos, jn - sos);
+        CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && same(r.xmp, r.xmp_len, pk, pn), "XMP right before SOS");
+        vki_meta_free(&r);
+        f.n = 0;
+        bb_put(&f, jpg, jn - 2);
+        bb_put(&f, seg.p, seg.n);
+        bb_put(&f, jpg + jn - 2, 2);
+        CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && !r.xmp, "XMP after SOS is not metadata");
+        vki_meta_free(&r);
+        free(f.p);
+        free(seg.p);
+    }
+    /* the writer keeps the input's XMP segments, extended ones too, when m has no XMP */
+    {
+        app_seg(&x, 0xe1, xmp_sig, XMP_SIG_LEN, pk, pn);
+        app_seg(&x, 0xe1, ext.p, ext.n, NULL, 0);
+        size_t fn, on;
+        unsigned char *f = jpeg_insert(jpg, jn, &x, &fn), *o = NULL;
+        free(x.p);
+        memset(&x, 0, sizeof x);
+        vki_meta m = { 0 };
+        m.exif = ex;
+        m.exif_len = xn;
+        m.icc = make_icc(300);
+        m.icc_len = 300;
+        CHECK(vki_jpeg_add_meta(f, fn, &m, &o, &on, NULL, NULL) == 0 && vki_meta_read_jpeg(o, on, &r, NULL) == 0 &&
+                  same(r.xmp, r.xmp_len, pk, pn) && same(r.exif, r.exif_len, ex, xn),
+              "EXIF and ICC added: the input's XMP kept");
+        vki_meta_free(&r);
+        char kinds[64];
+        if (o) {
+            jpeg_layout(o, on, kinds, NULL, NULL, 63);
+            CHECK(count_char(kinds, 'X') == 1 && count_char(kinds, 'x') == 1 && on == fn + 10 + xn + 18 + 300,
+                  "EXIF and ICC added: both XMP segments kept (%s)", kinds);
+        }
+        free(o);
+        free(m.icc);
+        /* with a new packet: one standard XMP APP1, the new one */
+        vki_meta m2 = { 0 };
+        m2.xmp = pk2;
+        m2.xmp_len = p2n;
+        o = NULL;
+        CHECK(vki_jpeg_add_meta(f, fn, &m2, &o, &on, NULL, NULL) == 0 && vki_meta_read_jpeg(o, on, &r, NULL) == 0 &&
+                  same(r.xmp, r.xmp_len, pk2, p2n),
+              "XMP added to a file with XMP: the new packet");
+        vki_meta_free(&r);
+        if (o) {
+            jpeg_layout(o, on, kinds, NULL, NULL, 63);
+            CHECK(count_char(kinds, 'X') == 1, "XMP replaced: one standard XMP APP1 (%s)", kinds);
+        }
+        free(o);
+        free(f);
+    }
+
+    /* a cut-off XMP APP1 (its length runs past the end): an error, *m emptied */
+    {
+        bbuf f = { 0 };
+        bb_put(&f, "\xff\xd8", 2);
+        app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
+        const size_t xs = f.n;
+        app_seg(&f, 0xe1, xmp_sig, XMP_SIG_LEN, pk, pn);
+        for (size_t cut = xs; cut <= f.n; cut++) {
+            unsigned char *t = exact_copy(f.p, cut);
+            vkimg_err e = { 0 };
+            int rc = vki_meta_read_jpeg(t, cut, &r, &e);
+            const int empty = !r.exif && !r.icc && !r.xmp && r.xmp_len == 0 && r.exif_len == 0 && r.orientation == 1;
+            const int exif_only = rc == 0 && same(r.exif, r.exif_len, ex, xn) && !r.xmp;
+            if (cut == f.n)
+                CHECK(rc == 0 && same(r.exif, r.exif_len, ex, xn) && same(r.xmp, r.xmp_len, pk, pn),
+                      "XMP APP1 whole: read");
+            else if (cut >= xs + 4)
+                CHECK(rc == VKIMG_E_RUNTIME && empty, "XMP APP1 cut at %zu of %zu: rc %d (%s)", cut, f.n, rc, e.msg);
+            else if (cut <= xs + 1)
+                CHECK(exif_only, "cut at %zu, before the XMP APP1's marker is whole: EXIF only", cut);
+            else
+                CHECK(exif_only || (rc == VKIMG_E_RUNTIME && empty), "cut at %zu, in the XMP APP1's length", cut);
+            vki_meta_free(&r);
+            free(t);
+        }
+        /* a cut-off extended segment is not metadata: the scan ends quietly */
+        f.n = xs;
+        app_seg(&f, 0xe1, ext.p, ext.n, NULL, 0);
+        for (size_t cut = xs + 4 + XMP_SIG_LEN; cut < f.n; cut += 7) {
+            unsigned char *t = exact_copy(f.p, cut);
+            CHECK(vki_meta_read_jpeg(t, cut, &r, NULL) == 0 && same(r.exif, r.exif_len, ex, xn) && !r.xmp,
+                  "extended XMP APP1 cut at %zu: EXIF kept, no error", cut);
+            vki_meta_free(&r);
+            free(t);
+        }
+        free(f.p);
+    }
+    free(ext.p);
+    free(ex);
+    free(pk);
+    free(pk2);
+    free(jpg);
+}
+
+/* The one XMP APP1's limit: 65504 bytes written (a segment length of 65535), 65505
+ * left out with VKI_META_DROPPED_XMP, the file still valid. */
+static void test_xmp_jpeg_limits(void)
+{
+    CHECK(VKI_JPEG_XMP_MAX == 65504, "VKI_JPEG_XMP_MAX %zu", VKI_JPEG_XMP_MAX);
+    size_t jn;
+    unsigned char *jpg = make_jpeg(1, &jn);
+    int w0, h0;
+    unsigned char *px0 = tj_pixels(jpg, jn, &w0, &h0);
+    for (int over = 0; over <= 1; over++) {
+        for (int others = 0; others <= 1; others++) {
+            char what[64];
+            snprintf(what, sizeof what, "XMP of %zu bytes%s", VKI_JPEG_XMP_MAX + (size_t)over,
+                     others ? " with EXIF and ICC" : "");
+            vki_meta m = { 0 }, r;
+            m.xmp = make_xmp(8, "limit", VKI_JPEG_XMP_MAX + (size_t)over, &m.xmp_len);
+            CHECK(m.xmp_len == VKI_JPEG_XMP_MAX + (size_t)over, "%s: made %zu", what, m.xmp_len);
+            if (others) {
+                m.exif = make_exif(0, 5, 3, &m.exif_len);
+                m.icc = make_icc(700);
+                m.icc_len = 700;
+            }
+            unsigned char *o = NULL;
+            size_t on = 0;
+            unsigned dropped = 0;
+            int rc = vki_jpeg_add_meta(jpg, jn, &m, &o, &on, &dropped, NULL);
+            CHECK(rc == 0 && o, "%s: written", what);
+            CHECK(dropped == (over ? VKI_META_DROPPED_XMP : 0u), "%s: dropped %u", what, dropped);
+            if (rc) {
+                vki_meta_free(&m);
+                continue;
+            }
+            CHECK(vki_meta_read_jpeg(o, on, &r, NULL) == 0, "%s: read", what);
+            if (over)
+                CHECK(!r.xmp && r.xmp_len == 0, "%s: left out", what);
+            else
+                CHECK(same(r.xmp, r.xmp_len, m.xmp, m.xmp_len), "%s: read back", what);
+            CHECK(same(r.exif, r.exif_len, m.exif, m.exif_len) && same(r.icc, r.icc_len, m.icc, m.icc_len),
+                  "%s: EXIF and ICC as given", what);
+            vki_meta_free(&r);
+            CHECK(on == jn + (others ? 10 + m.exif_len + 18 + 700 : 0) + (over ? 0 : 4 + XMP_SIG_LEN + m.xmp_len),
+                  "%s: %zu bytes", what, on);
+            char kinds[64];
+            size_t off[63], end[63];
+            const int k = jpeg_layout(o, on, kinds, off, end, 63);
+            const char *xp = strchr(kinds, 'X');
+            CHECK(over ? !xp : xp && count_char(kinds, 'X') == 1, "%s: segments %s", what, kinds);
+            if (!over && xp && xp - kinds < k) {
+                const size_t at = off[xp - kinds];
+                CHECK(o[at + 2] == 0xff && o[at + 3] == 0xff, "%s: segment length 65535", what);
+            }
+            int w, h;
+            unsigned char *px = tj_pixels(o, on, &w, &h);
+            CHECK(px && w == w0 && h == h0 && memcmp(px, px0, (size_t)w * (size_t)h * 3) == 0, "%s: same pixels",
+                  what);
+            free(px);
+            free(o);
+            /* dropped may be NULL */
+            o = NULL;
+            CHECK(vki_jpeg_add_meta(jpg, jn, &m, &o, &on, NULL, NULL) == 0 && o, "%s: dropped NULL", what);
+            free(o);
+            vki_meta_free(&m);
+        }
+    }
+    free(px0);
+    free(jpg);
+}
+
+/* A JPEG with EXIF, XMP and ICC cut at every length (exact-size copies): success or
+ * VKIMG_E_RUNTIME with *m empty; the XMP exactly when its segment is whole. */
+static void test_xmp_jpeg_truncated(void)
+{
+    size_t jn;
+    unsigned char *jpg = make_jpeg(3, &jn);
+    vki_meta m = { 0 }, r;
+    m.exif = make_exif(1, 6, 3, &m.exif_len);
+    m.xmp = make_xmp(6, "cut", 900, &m.xmp_len);
+    m.icc = make_icc(1000);
+    m.icc_len = 1000;
+    unsigned char *o = NULL;
+    size_t on = 0;
+    CHECK(vki_jpeg_add_meta(jpg, jn, &m, &o, &on, NULL, NULL) == 0, "add");
+    char kinds[64];
+    size_t off[63], end[63];
+    const int k = o ? jpeg_layout(o, on, kinds, off, end, 63) : 0;
+    CHECK(k >= 4 && strncmp(kinds, "JEXI", 4) == 0, "layout %s", k ? kinds : "");
+    for (size_t cut = 0; k >= 4 && cut <= on; cut++) {
+        unsigned char *t = exact_copy(o, cut);
+        vkimg_err e = { 0 };
+        int rc = vki_meta_read_jpeg(t, cut, &r, &e);
+        CHECK(rc == 0 || rc == VKIMG_E_RUNTIME, "cut at %zu: rc %d", cut, rc);
+        if (rc)
+            CHECK(!r.icc && !r.exif && !r.xmp && r.icc_len == 0 && r.exif_len == 0 && r.xmp_len == 0 &&
+                      r.orientation == 1,
+                  "cut at %zu: empty after an error", cut);
+        else
+            CHECK(r.xmp ? cut >= end[2] && same(r.xmp, r.xmp_len, m.xmp, m.xmp_len) : cut < end[2],
+                  "cut at %zu (XMP APP1 %zu..%zu): XMP %zu bytes", cut, off[2], end[2], r.xmp_len);
+        if (cut >= end[3])
+            CHECK(rc == 0 && same(r.icc, r.icc_len, m.icc, m.icc_len) && same(r.exif, r.exif_len, m.exif, m.exif_len) &&
+                      same(r.xmp, r.xmp_len, m.xmp, m.xmp_len) && r.orientation == 6,
+                  "cut at %zu (metadata ends at %zu): all of it", cut, end[3]);
+        else if (cut >= off[2] + 4 && cut < end[2])
+            CHECK(rc == VKIMG_E_RUNTIME, "cut at %zu inside the XMP APP1: %d", cut, rc);
+        else if (cut == end[2])
+            CHECK(rc == 0 && same(r.exif, r.exif_len, m.exif, m.exif_len) && same(r.xmp, r.xmp_len, m.xmp, m.xmp_len) &&
+                      !r.icc,
+                  "cut at %zu, after the XMP APP1: EXIF and XMP", cut);
+        else if (cut == off[2])
+            CHECK(rc == 0 && same(r.exif, r.exif_len, m.exif, m.exif_len) && !r.xmp && !r.icc,
+                  "cut at %zu, before the XMP APP1: EXIF", cut);
+        vki_meta_free(&r);
+        free(t);
+    }
+    free(o);
+    vki_meta_free(&m);
+    free(jpg);
+}
+
+/* XMP alone and beside ICC and EXIF in real PNGs (gray and RGB): read back
+ * byte-identical, the same pixels, the chunk order and the iTXt's exact layout. */
+static void test_xmp_png(void)
+{
+    static const struct {
+        size_t xmp, icc;
+        int exif;
+    } vars[] = {
+        { 0, 0, 0 },
+        { 100000, 0, 0 }, /* no JPEG-like limit */
+        { 2000, 3000, 1 },
+        { 70000, 500, 2 },
+    };
+    for (int c = 1; c <= 3; c += 2) {
+        size_t pn;
+        unsigned char *png = make_png(c, &pn);
+        vki_meta none;
+        CHECK(vki_meta_read_png(png, pn, &none, NULL) == 0 && !none.xmp && none.xmp_len == 0,
+              "vki_png_encode output has no XMP");
+        vkimg_image ref = { 0 };
+        vkimg_err e;
+        CHECK(vki_png_decode(png, pn, "ref", 0, &ref, &e) == 0, "reference decode: %s", e.msg);
+        for (size_t vi = 0; vi < VKI_ARRAY_LEN(vars); vi++) {
+            char what[96];
+            snprintf(what, sizeof what, "xmp png c%d xmp %zu icc %zu exif %d", c, vars[vi].xmp, vars[vi].icc,
+                     vars[vi].exif);
+            vki_meta m = { 0 };
+            m.xmp = make_xmp(7, "png", vars[vi].xmp, &m.xmp_len);
+            if (vars[vi].icc) {
+                m.icc = make_icc(vars[vi].icc);
+                m.icc_len = vars[vi].icc;
+            }
+            if (vars[vi].exif)
+                m.exif = make_exif(vars[vi].exif == 1, 3, 3, &m.exif_len);
+            size_t on;
+            unsigned char *out = roundtrip(what, vki_png_add_meta, vki_meta_read_png, png, pn, &m, &on);
+            if (!out) {
+                vki_meta_free(&m);
+                continue;
+            }
+            vkimg_image im = { 0 };
+            CHECK(vki_png_decode(out, on, "x", 0, &im, &e) == 0 && im.w == ref.w && im.h == ref.h && im.c == ref.c &&
+                      memcmp(im.data, ref.data, vkimg_image_bytes(&ref)) == 0,
+                  "%s: same pixels from vki_png_decode", what);
+            vkimg_image_free(&im);
+            int sw, sh, sc;
+            unsigned char *sp = stbi_load_from_memory(out, (int)on, &sw, &sh, &sc, 0);
+            CHECK(sp && sw == ref.w && sh == ref.h && sc == c && memcmp(sp, ref.data, vkimg_image_bytes(&ref)) == 0,
+                  "%s: same pixels from stb_image", what);
+            stbi_image_free(sp);
+            char types[64][5];
+            const int k = png_chunks(out, on, types, 64);
+            CHECK(k >= 4, "%s: chunk structure and CRCs", what);
+            if (k >= 4) {
+                int i = 1;
+                CHECK(strcmp(types[0], "IHDR") == 0, "%s: IHDR first", what);
+                if (m.icc)
+                    CHECK(strcmp(types[i++], "iCCP") == 0, "%s: iCCP right after IHDR", what);
+                if (m.exif)
+                    CHECK(strcmp(types[i++], "eXIf") == 0, "%s: eXIf next", what);
+                CHECK(strcmp(types[i], "iTXt") == 0 && count_type(types, k, "iTXt") == 1, "%s: one iTXt, at %d",
+                      what, i);
+                CHECK(index_of(types, k, "IDAT") == i + 1 && strcmp(types[k - 1], "IEND") == 0,
+                      "%s: IDAT, IEND follow", what);
+                size_t dn = 0;
+                const unsigned char *d = png_chunk_data(out, on, i, &dn, NULL);
+                CHECK(d && dn == XMP_KW_LEN + 4 + m.xmp_len && memcmp(d, "XML:com.adobe.xmp\0\0\0\0\0", 22) == 0 &&
+                          memcmp(d + 22, m.xmp, m.xmp_len) == 0,
+                      "%s: iTXt keyword, flag 0, method 0, no language or translated keyword, the packet", what);
+            }
+            if (!m.icc)
+                CHECK(on == pn + (m.exif ? 12 + m.exif_len : 0) + 12 + XMP_KW_LEN + 4 + m.xmp_len,
+                      "%s: %zu bytes, nothing else added or lost", what, on);
+            free(out);
+            vki_meta_free(&m);
+        }
+        vkimg_image_free(&ref);
+        free(png);
+    }
+}
+
+/* An input's XMP iTXt chunks (before and after IDAT) are replaced by m's XMP, other
+ * iTXt and tEXt chunks kept; without XMP in m they stay. */
+static void test_xmp_png_replace(void)
+{
+    size_t pn, on_, n1, n2, n3, zn, bn0, bn;
+    unsigned char *png = make_png(3, &pn);
+    unsigned char *old = make_xmp(6, "old", 0, &n1), *old2 = make_xmp(2, "old two", 0, &n2);
+    unsigned char *nw = make_xmp(4, "new", 0, &n3), *z = zlib_of(old2, n2, &zn);
+    bbuf x = { 0 }, desc = { 0 };
+    png_chunk(&x, "PLTE", "\0\0\0\xff\xff\xff", 6, 0); /* a suggested palette: the metadata goes before it */
+    png_chunk(&x, "tEXt", "Comment\0hello", 13, 0);
+    itxt_chunk(&desc, "Description", 0, 0, "en", "Beschreibung", "a description", 13, 0);
+    bb_put(&x, desc.p, desc.n);
+    itxt_chunk(&x, xmp_keyword, 0, 0, "", "", old, n1, 0);
+    unsigned char *base0 = png_insert(png, pn, &x, 0, &bn0);
+    x.n = 0;
+    itxt_chunk(&x, xmp_keyword, 1, 0, "", "", z, zn, 0);
+    unsigned char *base = png_insert(base0, bn0, &x, 1, &bn);
+    free(x.p);
+    vki_meta r;
+    CHECK(vki_meta_read_png(base, bn, &r, NULL) == 0 && same(r.xmp, r.xmp_len, old, n1),
+          "two XMP iTXt (before and after IDAT): the first");
+    vki_meta_free(&r);
+    vkimg_image ref = { 0 };
+    vkimg_err e;
+    CHECK(vki_png_decode(png, pn, "ref", 0, &ref, &e) == 0, "reference decode");
+
+    vki_meta m = { 0 };
+    m.xmp = nw;
+    m.xmp_len = n3;
+    unsigned char *o = NULL;
+    char types[64][5];
+    CHECK(vki_png_add_meta(base, bn, &m, &o, &on_, NULL, NULL) == 0 && vki_meta_read_png(o, on_, &r, NULL) == 0 &&
+              same(r.xmp, r.xmp_len, nw, n3),
+          "XMP replaced: the new packet read");
+    vki_meta_free(&r);
+    if (o) {
+        const int k = png_chunks(o, on_, types, 64);
+        CHECK(k > 0 && count_type(types, k, "iTXt") == 2 && index_of(types, k, "iTXt") == 1 &&
+                  index_of(types, k, "PLTE") == 2 && count_type(types, k, "tEXt") == 1,
+              "XMP replaced: the new iTXt after IHDR, before PLTE; the Description iTXt and tEXt kept");
+        int ndesc = 0, after_idat = 0;
+        const int idat = index_of(types, k, "IDAT");
+        for (int i = 0; i < k; i++) {
+            size_t dn = 0;
+            const unsigned char *d = png_chunk_data(o, on_, i, &dn, NULL);
+            if (strcmp(types[i], "iTXt") == 0) {
+                ndesc += d && dn == desc.n - 12 && memcmp(d, desc.p + 8, dn) == 0;
+                after_idat += i > idat;
+            }
+        }
+        CHECK(ndesc == 1 && after_idat == 0,
+              "XMP replaced: Description iTXt byte-identical (%d), no XMP after IDAT (%d)", ndesc, after_idat);
+        vkimg_image im = { 0 };
+        CHECK(vki_png_decode(o, on_, "x", 0, &im, &e) == 0 && memcmp(im.data, ref.data, vkimg_image_bytes(&ref)) == 0,
+              "XMP replaced: same pixels");
+        vkimg_image_free(&im);
+        CHECK(on_ == bn - (12 + XMP_KW_LEN + 4 + n1) - (12 + XMP_KW_LEN + 4 + zn) + 12 + XMP_KW_LEN + 4 + n3,
+              "XMP replaced: both old XMP chunks out, the new one in (%zu bytes)", on_);
+    }
+    free(o);
+    /* EXIF and ICC only: the XMP chunks stay */
+    vki_meta m2 = { 0 };
+    m2.exif = make_exif(0, 5, 3, &m2.exif_len);
+    m2.icc = make_icc(400);
+    m2.icc_len = 400;
+    o = NULL;
+    CHECK(vki_png_add_meta(base, bn, &m2, &o, &on_, NULL, NULL) == 0 && vki_meta_read_png(o, on_, &r, NULL) == 0 &&
+              same(r.xmp, r.xmp_len, old, n1) && same(r.exif, r.exif_len, m2.exif, m2.exif_len) && r.orientation == 5,
+          "EXIF and ICC added: the input's XMP kept");
+    vki_meta_free(&r);
+    if (o) {
+        const int k = png_chunks(o, on_, types, 64);
+        CHECK(k > 0 && count_type(types, k, "iTXt") == 3 && index_of(types, k, "iCCP") == 1 &&
+                  index_of(types, k, "eXIf") == 2 && index_of(types, k, "PLTE") == 3,
+              "EXIF and ICC added: iCCP, eXIf before PLTE, all three iTXt kept");
+    }
+    free(o);
+    vki_meta_free(&m2);
+    vkimg_image_free(&ref);
+    free(desc.p);
+    free(base);
+    free(base0);
+    free(z);
+    free(nw);
+    free(old);
+    free(old2);
+    free(png);
+}
+
+/* The reader's iTXt cases: plain and compressed, language tags, after IDAT, bad CRCs,
+ * broken and empty streams, missing NULs, other keywords, one running past the end,
+ * the zlib bomb. */
+static void test_xmp_png_read(void)
+{
+    size_t pn, xn, p2n, en;
+    unsigned char *png = make_png(3, &pn);
+    unsigned char *pk = make_xmp(1, "itxt \xe6\x97\xa5\xe6\x9c\xac", 1500, &xn), *pk2 = make_xmp(8, "second", 0, &p2n);
+    unsigned char *ex = make_exif(0, 7, 3, &en);
+    size_t zn, zen;
+    unsigned char *z = zlib_of(pk, xn, &zn), *zempty = zlib_of("", 0, &zen);
+    unsigned char *zbad = exact_copy(z, zn);
+    zbad[zn / 2] ^= 0x5a;
+    zbad[zn - 1] ^= 0x01; /* the Adler-32 too */
+    static const struct {
+        const char *what, *kw;
+        int flag, method;
+        const char *lang, *tkw;
+        int text; /* 0 the packet, 1 its zlib, 2 broken zlib, 3 nothing, 4 zlib of nothing */
+        int bad_crc, at_end, want;
+    } cases[] = {
+        { "plain", "XML:com.adobe.xmp", 0, 0, "", "", 0, 0, 0, 1 },
+        { "plain, language and translated keyword", "XML:com.adobe.xmp", 0, 0, "en-US", "XMP-Daten \xc3\xbc", 0, 0, 0,
+          1 },
+        { "plain after IDAT", "XML:com.adobe.xmp", 0, 0, "", "", 0, 0, 1, 1 },
+        { "compressed", "XML:com.adobe.xmp", 1, 0, "", "", 1, 0, 0, 1 },
+        { "compressed, language, after IDAT", "XML:com.adobe.xmp", 1, 0, "de", "XMP", 1, 0, 1, 1 },
+        { "bad CRC", "XML:com.adobe.xmp", 0, 0, "", "", 0, 1, 0, 0 },
+        { "compressed, bad CRC", "XML:com.adobe.xmp", 1, 0, "", "", 1, 1, 0, 0 },
+        { "compression method 1", "XML:com.adobe.xmp", 1, 1, "", "", 1, 0, 0, 0 },
+        { "broken zlib", "XML:com.adobe.xmp", 1, 0, "", "", 2, 0, 0, 0 },
+        { "plain, empty text", "XML:com.adobe.xmp", 0, 0, "", "", 3, 0, 0, 0 },
+        { "compressed, empty text", "XML:com.adobe.xmp", 1, 0, "", "", 4, 0, 0, 0 },
+        { "keyword XML:com.adobe.xmpX", "XML:com.adobe.xmpX", 0, 0, "", "", 0, 0, 0, 0 },
+        { "keyword XML:com.adobe.xm", "XML:com.adobe.xm", 0, 0, "", "", 0, 0, 0, 0 },
+        { "keyword xml:com.adobe.xmp", "xml:com.adobe.xmp", 0, 0, "", "", 0, 0, 0, 0 },
+        { "keyword Description", "Description", 0, 0, "", "", 0, 0, 0, 0 },
+    };
+    vki_meta r;
+    for (size_t i = 0; i < VKI_ARRAY_LEN(cases); i++) {
+        bbuf x = { 0 };
+        const void *text = cases[i].text == 0 ? (const void *)pk : cases[i].text == 1 ? (const void *)z
+                           : cases[i].text == 2 ? (const void *)zbad : cases[i].text == 3 ? (const void *)""
+                                                                                           : (const void *)zempty;
+        const size_t tn = cases[i].text == 0 ? xn : cases[i].text <= 2 ? zn : cases[i].text == 3 ? 0 : zen;
+        itxt_chunk(&x, cases[i].kw, cases[i].flag, cases[i].method, cases[i].lang, cases[i].tkw, text, tn,
+                   cases[i].bad_crc);
+        size_t fn;
+        unsigned char *f = png_insert(png, pn, &x, cases[i].at_end, &fn);
+        free(x.p);
+        vkimg_err e = { 0 };
+        int rc = vki_meta_read_png(f, fn, &r, &e);
+        CHECK(rc == 0, "iTXt %s: %s", cases[i].what, e.msg);
+        CHECK(cases[i].want ? same(r.xmp, r.xmp_len, pk, xn) : !r.xmp && r.xmp_len == 0, "iTXt %s: XMP %s (%zu bytes)",
+              cases[i].what, cases[i].want ? "read" : "ignored", r.xmp_len);
+        CHECK(r.orientation == 1, "iTXt %s: the XMP's tiff:Orientation is not the EXIF orientation", cases[i].what);
+        vki_meta_free(&r);
+        free(f);
+    }
+    /* missing NULs, chunks too short for the layout: ignored */
+    {
+        static const struct {
+            const char *d;
+            size_t n;
+        } raw[] = {
+            { "XML:com.adobe.xmp\0", 18 },
+            { "XML:com.adobe.xmp\0\0", 19 },
+            { "XML:com.adobe.xmp\0\0\0", 20 },
+            { "XML:com.adobe.xmp\0\0\0en", 22 },
+            { "XML:com.adobe.xmp\0\0\0en\0<x:xmpmeta/>", 36 },
+            { "XML:com.adobe.xmp", 17 },
+        };
+        for (size_t i = 0; i < VKI_ARRAY_LEN(raw); i++) {
+            bbuf x = { 0 };
+            png_chunk(&x, "iTXt", raw[i].d, raw[i].n, 0);
+            size_t fn;
+            unsigned char *f = png_insert(png, pn, &x, 0, &fn);
+            free(x.p);
+            CHECK(vki_meta_read_png(f, fn, &r, NULL) == 0 && !r.xmp, "iTXt of %zu bytes without its NULs: ignored",
+                  raw[i].n);
+            vki_meta_free(&r);
+            free(f);
+        }
+    }
+    /* two of them */
+    {
+        static const struct {
+            const char *what;
+            int first_bad, second_at_end;
+            int want; /* 1 pk, 2 pk2 */
+        } two[] = {
+            { "bad CRC, then good", 1, 0, 2 },
+            { "two good", 0, 0, 1 },
+            { "before and after IDAT", 0, 1, 1 },
+        };
+        for (size_t i = 0; i < VKI_ARRAY_LEN(two); i++) {
+            bbuf x = { 0 }, y = { 0 };
+            unsigned char *z2 = zlib_of(pk2, p2n, &zn);
+            itxt_chunk(&x, xmp_keyword, 0, 0, "", "", pk, xn, two[i].first_bad);
+            itxt_chunk(two[i].second_at_end ? &y : &x, xmp_keyword, 1, 0, "", "", z2, zn, 0);
+            free(z2);
+            size_t f1n, fn;
+            unsigned char *f1 = png_insert(png, pn, &x, 0, &f1n), *f = f1;
+            fn = f1n;
+            if (y.n) {
+                f = png_insert(f1, f1n, &y, 1, &fn);
+                free(f1);
+            }
+            free(x.p);
+            free(y.p);
+            CHECK(vki_meta_read_png(f, fn, &r, NULL) == 0 &&
+                      (two[i].want == 1 ? same(r.xmp, r.xmp_len, pk, xn) : same(r.xmp, r.xmp_len, pk2, p2n)),
+                  "iTXt %s: the %s", two[i].what, two[i].want == 1 ? "first" : "second");
+            vki_meta_free(&r);
+            free(f);
+        }
+    }
+    /* the XMP in a tEXt or zTXt: not iTXt, not read */
+    {
+        bbuf x = { 0 }, d = { 0 };
+        bb_put(&d, xmp_keyword, XMP_KW_LEN);
+        bb_put(&d, pk, xn);
+        png_chunk(&x, "tEXt", d.p, d.n, 0);
+        size_t fn;
+        unsigned char *f = png_insert(png, pn, &x, 0, &fn);
+        CHECK(vki_meta_read_png(f, fn, &r, NULL) == 0 && !r.xmp, "tEXt XML:com.adobe.xmp: not read");
+        vki_meta_free(&r);
+        free(f);
+        free(x.p);
+        free(d.p);
+    }
+    /* an XMP iTXt whose length runs past the end of the data */
+    {
+        bbuf f = { 0 };
+        bb_put(&f, png, 33);
+        png_chunk(&f, "eXIf", ex, en, 0);
+        bb_be32(&f, 1000);
+        bb_str(&f, "iTXt");
+        bb_put(&f, "XML:com.adobe.xmp\0\0\0\0\0", 22);
+        bb_put(&f, pk, 100);
+        vkimg_err e = { 0 };
+        int rc = vki_meta_read_png(f.p, f.n, &r, &e);
+        CHECK(rc == VKIMG_E_RUNTIME && !r.xmp && !r.exif && r.orientation == 1,
+              "XMP iTXt running past the end: %d %s", rc, e.msg);
+        vki_meta_free(&r);
+        free(f.p);
+    }
+    /* the zlib bomb: inflating over VKI_XMP_MAX is refused; exactly the cap is read */
+    {
+        unsigned char *zeros = calloc(1, VKI_XMP_MAX + 1);
+        for (int over = 1; over >= 0; over--) {
+            size_t bzn;
+            unsigned char *bz = zlib_of(zeros, VKI_XMP_MAX + (size_t)over, &bzn);
+            bbuf x = { 0 };
+            itxt_chunk(&x, xmp_keyword, 1, 0, "", "", bz, bzn, 0);
+            size_t fn;
+            unsigned char *f = png_insert(png, pn, &x, 0, &fn);
+            free(x.p);
+            free(bz);
+            vkimg_err e = { 0 };
+            int rc = vki_meta_read_png(f, fn, &r, &e);
+            if (over)
+                CHECK(rc == VKIMG_E_RUNTIME && !r.xmp && r.xmp_len == 0,
+                      "XMP iTXt of %zu compressed bytes inflating to 64 MiB + 1 refused: %d %s", bzn, rc, e.msg);
+            else
+                CHECK(rc == 0 && r.xmp_len == VKI_XMP_MAX && memcmp(r.xmp, zeros, VKI_XMP_MAX) == 0,
+                      "XMP iTXt of exactly 64 MiB read (%zu)", r.xmp_len);
+            vki_meta_free(&r);
+            free(f);
+        }
+        free(zeros);
+    }
+    free(zbad);
+    free(zempty);
+    free(z);
+    free(ex);
+    free(pk);
+    free(pk2);
+    free(png);
+}
+
+/* PNGs with XMP cut at every length (exact-size copies): the writer's (iCCP, eXIf,
+ * iTXt after IHDR) and one with a compressed iTXt after IDAT. */
+static void test_xmp_png_truncated(void)
+{
+    size_t pn;
+    unsigned char *png = make_png(1, &pn);
+    vki_meta m = { 0 }, r;
+    m.icc = make_icc(800);
+    m.icc_len = 800;
+    m.exif = make_exif(0, 2, 3, &m.exif_len);
+    m.xmp = make_xmp(2, "cut png", 600, &m.xmp_len);
+    unsigned char *files[2] = { NULL, NULL };
+    size_t fns[2] = { 0, 0 };
+    CHECK(vki_png_add_meta(png, pn, &m, &files[0], &fns[0], NULL, NULL) == 0, "add");
+    {
+        size_t zn;
+        unsigned char *z = zlib_of(m.xmp, m.xmp_len, &zn);
+        bbuf x = { 0 };
+        itxt_chunk(&x, xmp_keyword, 1, 0, "fr", "XMP", z, zn, 0);
+        files[1] = png_insert(png, pn, &x, 1, &fns[1]);
+        free(x.p);
+        free(z);
+    }
+    for (int fi = 0; fi < 2; fi++) {
+        const unsigned char *o = files[fi];
+        const size_t on = fns[fi];
+        char types[64][5];
+        const int k = o ? png_chunks(o, on, types, 64) : -1;
+        int ix = -1;
+        for (int i = 0; i < k; i++)
+            if (strcmp(types[i], "iTXt") == 0)
+                ix = i;
+        size_t xs = 0, dn = 0;
+        CHECK(ix > 0 && png_chunk_data(o, on, ix, &dn, &xs), "file %d: the iTXt", fi);
+        if (ix <= 0)
+            continue;
+        const size_t xe = xs + 12 + dn;
+        for (size_t cut = 0; cut <= on; cut++) {
+            unsigned char *t = exact_copy(o, cut);
+            vkimg_err e = { 0 };
+            int rc = vki_meta_read_png(t, cut, &r, &e);
+            if (cut < 8)
+                CHECK(rc == VKIMG_E_RUNTIME, "file %d cut at %zu: not a PNG", fi, cut);
+            CHECK(rc == 0 || rc == VKIMG_E_RUNTIME, "file %d cut at %zu: rc %d", fi, cut, rc);
+            if (rc)
+                CHECK(!r.icc && !r.exif && !r.xmp && r.xmp_len == 0 && r.orientation == 1,
+                      "file %d cut at %zu: empty after an error", fi, cut);
+            if (cut >= xe)
+                CHECK(rc == 0 && same(r.xmp, r.xmp_len, m.xmp, m.xmp_len), "file %d cut at %zu: the XMP", fi, cut);
+            else if (cut >= xs + 8)
+                CHECK(rc == VKIMG_E_RUNTIME, "file %d cut at %zu inside the iTXt (%zu..%zu): %d", fi, cut, xs, xe, rc);
+            else
+                CHECK(!r.xmp, "file %d cut at %zu, before the iTXt: no XMP", fi, cut);
+            if (fi == 0 && cut >= xs && cut < xs + 8)
+                CHECK(rc == 0 && same(r.icc, r.icc_len, m.icc, m.icc_len) &&
+                          same(r.exif, r.exif_len, m.exif, m.exif_len),
+                      "file 0 cut at %zu, before the iTXt's data: ICC and EXIF", cut);
+            if (fi == 1 && cut >= 8 && cut < xs + 8)
+                CHECK(rc == 0, "file 1 cut at %zu, before the iTXt's data: %d %s", cut, rc, e.msg);
+            vki_meta_free(&r);
+            free(t);
+        }
+    }
+    free(files[0]);
+    free(files[1]);
+    vki_meta_free(&m);
+    free(png);
+}
+
+static void riff_chunk(bbuf *b, const char *type, const void *d, size_t n)
+{
+    bb_put(b, type, 4);
+    bb_le32(b, (uint32_t)n);
+    bb_put(b, d, n);
+    if (n & 1)
+        bb_u8(b, 0);
+}
+
+/* A TIFF (one 1x1 IFD) whose tag 700 has the type and count given, its values the
+ * bytes of data (inline when they fit in 4 bytes). */
+static unsigned char *tiff_with_xmp(int le, unsigned type, uint32_t count, const unsigned char *data, size_t *len)
+{
+    void (*u16)(bbuf *, unsigned) = le ? bb_le16 : bb_be16;
+    void (*u32)(bbuf *, uint32_t) = le ? bb_le32 : bb_be32;
+    const size_t sz = (size_t)count * (type == 3 ? 2 : 1);
+    bbuf b = { 0 };
+    bb_put(&b, le ? "II*\0" : "MM\0*", 4);
+    u32(&b, 8);
+    u16(&b, 3);
+    u16(&b, 256), u16(&b, 3), u32(&b, 1), u16(&b, 1), u16(&b, 0);
+    u16(&b, 257), u16(&b, 3), u32(&b, 1), u16(&b, 1), u16(&b, 0);
+    u16(&b, 700), u16(&b, type), u32(&b, count);
+    if (sz <= 4) {
+        bb_put(&b, data, sz);
+        bb_put(&b, "\0\0\0\0", 4 - sz);
+    } else {
+        u32(&b, 8 + 2 + 3 * 12 + 4);
+    }
+    u32(&b, 0);
+    if (sz > 4)
+        bb_put(&b, data, sz);
+    *len = b.n;
+    return b.p;
+}
+
+/* WebP "XMP " chunks and TIFF tag 700, in files built by hand. */
+static void test_xmp_webp_tiff(void)
+{
+    size_t pn, p2n;
+    unsigned char *pk = make_xmp(5, "webp", 1001, &pn), *pk2 = make_xmp(3, "webp two", 0, &p2n);
+    vki_meta r;
+    /* WebP: an empty XMP chunk, then an odd-sized one (padded), then another */
+    {
+        bbuf w = { 0 };
+        bb_put(&w, "RIFF\0\0\0\0WEBP", 12);
+        riff_chunk(&w, "VP8X", "\x04\0\0\0\0\0\0\0\0\0", 10);
+        riff_chunk(&w, "XMP ", NULL, 0);
+        const size_t xo = w.n;
+        riff_chunk(&w, "XMP ", pk, pn);
+        riff_chunk(&w, "XMP ", pk2, p2n);
+        const uint32_t rs = (uint32_t)(w.n - 8);
+        memcpy(w.p + 4, (unsigned char[4]){ (unsigned char)rs, (unsigned char)(rs >> 8), (unsigned char)(rs >> 16),
+                                            (unsigned char)(rs >> 24) },
+               4);
+        CHECK(pn % 2 == 1, "an odd-sized packet (%zu)", pn);
+        CHECK(vki_meta_read_webp(w.p, w.n, &r, NULL) == 0 && same(r.xmp, r.xmp_len, pk, pn) && r.orientation == 1,
+              "WebP: the first non-empty XMP chunk");
+        vki_meta_free(&r);
+        CHECK(vki_meta_read(w.p, w.n, &r, NULL) == 0 && same(r.xmp, r.xmp_len, pk, pn), "WebP through vki_meta_read");
+        vki_meta_free(&r);
+        CHECK(vki_meta_read_webp(w.p, xo, &r, NULL) == 0 && !r.xmp, "WebP with an empty XMP chunk only: no XMP");
+        vki_meta_free(&r);
+        for (size_t cut = xo; cut <= w.n; cut++) {
+            unsigned char *t = exact_copy(w.p, cut);
+            int rc = vki_meta_read_webp(t, cut, &r, NULL);
+            if (cut > xo + 8 + pn)
+                CHECK(rc == 0 && same(r.xmp, r.xmp_len, pk, pn), "WebP cut at %zu: the XMP", cut);
+            else if (cut >= xo + 8 && cut < xo + 8 + pn)
+                CHECK(rc == VKIMG_E_RUNTIME && !r.xmp && r.xmp_len == 0, "WebP cut at %zu inside the XMP chunk: %d",
+                      cut, rc);
+            else if (cut < xo + 8)
+                CHECK(rc == 0 && !r.xmp, "WebP cut at %zu, before the XMP chunk's data", cut);
+            vki_meta_free(&r);
+            free(t);
+        }
+        free(w.p);
+    }
+    /* TIFF tag 700: BYTE or UNDEFINED with count > 0 */
+    for (int le = 0; le <= 1; le++) {
+        static const struct {
+            unsigned type;
+            uint32_t count;
+            int want;
+        } tc[] = {
+            { 1, 0, 1 },  /* BYTE, the packet (count set below) */
+            { 7, 0, 1 },  /* UNDEFINED, the packet */
+            { 7, 3, 1 },  /* UNDEFINED, 3 bytes inline */
+            { 1, 4, 1 },  /* BYTE, 4 bytes inline */
+            { 2, 0, 0 },  /* ASCII */
+            { 3, 8, 0 },  /* SHORT */
+            { 1, ~0u, 0 }, /* BYTE, count 0 */
+        };
+        for (size_t i = 0; i < VKI_ARRAY_LEN(tc); i++) {
+            const uint32_t count = tc[i].count == ~0u ? 0 : tc[i].count ? tc[i].count : (uint32_t)pn;
+            size_t tn;
+            unsigned char *t = tiff_with_xmp(le, tc[i].type, count, pk, &tn);
+            vkimg_err e = { 0 };
+            int rc = vki_meta_read_tiff(t, tn, &r, &e);
+            CHECK(rc == 0, "TIFF tag 700 type %u count %u (le %d): %s", tc[i].type, count, le, e.msg);
+            CHECK(tc[i].want ? same(r.xmp, r.xmp_len, pk, count) : !r.xmp && r.xmp_len == 0,
+                  "TIFF tag 700 type %u count %u (le %d): XMP %zu bytes", tc[i].type, count, le, r.xmp_len);
+            vki_meta_free(&r);
+            if (tc[i].want) {
+                CHECK(vki_meta_read(t, tn, &r, NULL) == 0 && same(r.xmp, r.xmp_len, pk, count),
+                      "TIFF through vki_meta_read");
+                vki_meta_free(&r);
+            }
+            free(t);
+        }
+    }
+    free(pk);
+    free(pk2);
+}
+
 int main(void)
 {
     test_orientation();
@@ -1082,5 +2416,16 @@ int main(void)
     test_png_chunks();
     test_across_formats();
     test_icc_fits();
+    test_xmp_orientation();
+    test_xmp_meta_set_orientation();
+    test_xmp_jpeg();
+    test_xmp_jpeg_read();
+    test_xmp_jpeg_limits();
+    test_xmp_jpeg_truncated();
+    test_xmp_png();
+    test_xmp_png_replace();
+    test_xmp_png_read();
+    test_xmp_png_truncated();
+    test_xmp_webp_tiff();
     return t_done("test_meta");
 }

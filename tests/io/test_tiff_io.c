@@ -500,7 +500,13 @@ static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool defla
     }
     unsigned char *f = NULL;
     size_t flen = 0;
-    const vkimg_meta meta = { .icc = (unsigned char *)icc, .icc_len = icc_len, .orientation = 1 };
+    /* an XMP packet beside the profile: up to 4 bytes inline in its entry, else in the tail */
+    char xmp[600];
+    const size_t xmp_len = !icc_len ? 0 : icc_len <= 4 ? icc_len - 1 : 5 + icc_len % 500;
+    for (size_t i = 0; i < xmp_len; i++)
+        xmp[i] = (char)('A' + (i * 7 + icc_len) % 26);
+    const vkimg_meta meta = { .icc = (unsigned char *)icc, .icc_len = icc_len, .orientation = 1,
+                              .xmp = xmp_len ? (unsigned char *)xmp : NULL, .xmp_len = xmp_len };
     int rc = vki_tiff_encode_ex(&im, &meta, deflate, 2, &f, &flen, &e);
     CHECK(rc == 0, "line %d: encode %dx%dx%d: %s", line, w, h, c, e.msg);
     if (rc) {
@@ -530,6 +536,11 @@ static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool defla
         TIFFGetFieldDefaulted(t, TIFFTAG_PREDICTOR, &pred);
         TIFFGetFieldDefaulted(t, TIFFTAG_EXTRASAMPLES, &nex, &ex);
         const int have_icc = TIFFGetField(t, TIFFTAG_ICCPROFILE, &icn, &icp);
+        uint32_t xn = 0;
+        void *xp = NULL;
+        const int have_xmp = TIFFGetField(t, TIFFTAG_XMLPACKET, &xn, &xp);
+        CHECK(xmp_len ? have_xmp && xn == xmp_len && !memcmp(xp, xmp, xmp_len) : !have_xmp,
+              "line %d: XMP of %zu bytes, libtiff reads %u", line, xmp_len, have_xmp ? xn : 0);
         CHECK(tw == (uint32_t)w && th == (uint32_t)h && spp == c && bps == vkimg_fmt_size(fmt) * 8,
               "line %d: tags %ux%u spp %u bps %u", line, tw, th, spp, bps);
         CHECK(comp == (deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE) &&
@@ -568,7 +579,7 @@ static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool defla
     vkimg_meta m;
     rc = vki_meta_read(f, flen, &m, &e);
     CHECK(rc == 0 && m.icc_len == icc_len && (!icc_len || !memcmp(m.icc, icc, icc_len)) && !m.exif &&
-              m.orientation == 1,
+              m.orientation == 1 && m.xmp_len == xmp_len && (!xmp_len || !memcmp(m.xmp, xmp, xmp_len)),
           "line %d: vki_meta_read: %s, ICC %zu bytes", line, rc ? e.msg : "", rc ? 0 : m.icc_len);
     if (!rc)
         vki_meta_free(&m);
@@ -714,6 +725,11 @@ static bool same_ent(const xent *a, const xent *b)
  * 0), an Exif IFD (unless !exif: DateTimeOriginal, ISOSpeedRatings, UserComment,
  * ExposureTime, and a MakerNote of maker bytes unless 0) and a GPS IFD (VersionID,
  * LatitudeRef). 0 when written. */
+/* The XMP packet write_exif_tiff puts in tag 700 (XMLPacket) */
+static const char exif_tiff_xmp[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/"
+                                    "22-rdf-syntax-ns#\"><rdf:Description dc:format=\"image/tiff\"/></rdf:RDF>"
+                                    "</x:xmpmeta>";
+
 static int write_exif_tiff(const char *path, int le, int o, bool exif, size_t maker, int dpi)
 {
     TIFF *t = TIFFOpen(path, le ? "wl" : "wb");
@@ -729,6 +745,7 @@ static int write_exif_tiff(const char *path, int le, int o, bool exif, size_t ma
     TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 3);
     TIFFSetField(t, TIFFTAG_MAKE, "vkimg test camera");
     TIFFSetField(t, TIFFTAG_SOFTWARE, "libtiff");
+    TIFFSetField(t, TIFFTAG_XMLPACKET, (uint32_t)(sizeof exif_tiff_xmp - 1), exif_tiff_xmp);
     if (o)
         TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)o);
     if (dpi) {
@@ -816,6 +833,8 @@ static void test_exif(void)
                 continue;
             }
             CHECK(vki_exif_byte_order(m.exif, m.exif_len) == le, "case %d/%zu: byte order", le, k);
+            CHECK(m.xmp_len == sizeof exif_tiff_xmp - 1 && !memcmp(m.xmp, exif_tiff_xmp, m.xmp_len),
+                  "case %d/%zu: XMP of %zu bytes, libtiff wrote %zu", le, k, m.xmp_len, sizeof exif_tiff_xmp - 1);
             const int want_o = cases[k].o ? cases[k].o : 1;
             CHECK(m.orientation == want_o && vki_exif_orientation(m.exif, m.exif_len) == want_o,
                   "case %d/%zu: orientation %d, block's %d, want %d", le, k, m.orientation,

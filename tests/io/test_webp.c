@@ -1227,6 +1227,12 @@ static unsigned char *meta_roundtrip(const char *what, const unsigned char *base
     if (rc)
         return NULL;
     EXPECT_META(what, o, *on, m->icc, m->icc_len, m->exif, m->exif_len, m->exif_len ? orientation : 1);
+    vki_meta back;
+    if (vki_meta_read_webp(o, *on, &back, &e) == 0) {
+        CHECK(same(back.xmp, back.xmp_len, m->xmp, m->xmp_len), "%s: XMP %zu bytes back, %zu put in", what,
+              back.xmp_len, m->xmp_len);
+        vki_meta_free(&back);
+    }
     chunk ck[32];
     const int nc = chunks(o, *on, ck, 32);
     CHECK(nc > 0, "%s: not a well-formed RIFF (RIFF size, chunk sizes, padding)", what);
@@ -1236,13 +1242,16 @@ static unsigned char *meta_roundtrip(const char *what, const unsigned char *base
         for (int i = 0; i < nc; i++)
             if (!strcmp(ck[i].type, "VP8 ") || !strcmp(ck[i].type, "VP8L") || !strcmp(ck[i].type, "ANMF"))
                 img = i;
-        CHECK(count_chunks(ck, nc, "ICCP") == (m->icc_len > 0) && count_chunks(ck, nc, "EXIF") == (m->exif_len > 0),
-              "%s: %d ICCP and %d EXIF chunks", what, count_chunks(ck, nc, "ICCP"), count_chunks(ck, nc, "EXIF"));
+        CHECK(count_chunks(ck, nc, "ICCP") == (m->icc_len > 0) && count_chunks(ck, nc, "EXIF") == (m->exif_len > 0) &&
+                  count_chunks(ck, nc, "XMP ") == (m->xmp_len > 0),
+              "%s: %d ICCP, %d EXIF and %d XMP chunks", what, count_chunks(ck, nc, "ICCP"),
+              count_chunks(ck, nc, "EXIF"), count_chunks(ck, nc, "XMP "));
         const bool anim = find_chunk(ck, nc, "ANMF") >= 0;
-        if (m->icc_len || m->exif_len || anim) {
+        if (m->icc_len || m->exif_len || m->xmp_len || anim) {
             const unsigned fl = ck[0].size == 10 ? o[20] : 0;
             CHECK(!strcmp(ck[0].type, "VP8X") && ck[0].size == 10 && !!(fl & FL_ICC) == (m->icc_len > 0) &&
-                      !!(fl & FL_EXIF) == (m->exif_len > 0) && !!(fl & FL_ANIM) == anim &&
+                      !!(fl & FL_EXIF) == (m->exif_len > 0) && !!(fl & FL_XMP) == (m->xmp_len > 0) &&
+                      !!(fl & FL_ANIM) == anim &&
                       (anim || !!(fl & FL_ALPHA) == (ref->c == 4)),
                   "%s: VP8X %s of %zu bytes, flags 0x%02x", what, ck[0].type, ck[0].size, fl);
             CHECK(rle24(o + 24) + 1 == (uint32_t)ref->w && rle24(o + 27) + 1 == (uint32_t)ref->h,
@@ -1254,6 +1263,10 @@ static unsigned char *meta_roundtrip(const char *what, const unsigned char *base
         if (m->exif_len)
             CHECK(ie > img && same(o + ck[ie].off + 8, ck[ie].size, m->exif, m->exif_len), "%s: EXIF chunk %d", what,
                   ie);
+        const int ix = find_chunk(ck, nc, "XMP ");
+        if (m->xmp_len)
+            CHECK(ix > img && ix > ie && same(o + ck[ix].off + 8, ck[ix].size, m->xmp, m->xmp_len),
+                  "%s: XMP chunk %d", what, ix);
     }
     vkimg_image got;
     rc = load(o, *on, NULL, &got, &e);
@@ -1319,6 +1332,12 @@ static void test_meta(void)
                 m.icc = m.icc_len ? make_icc(m.icc_len, "RGB ") : NULL;
                 if (variant)
                     m.exif = make_exif(variant == 1, orient, &m.exif_len);
+                if (combos % 3 != 1) { /* an XMP packet of odd or even size */
+                    m.xmp_len = 1 + (size_t)combos * 37 % 300;
+                    m.xmp = malloc(m.xmp_len);
+                    for (size_t i = 0; m.xmp && i < m.xmp_len; i++)
+                        m.xmp[i] = (unsigned char)('a' + (i + (size_t)combos) % 26);
+                }
                 size_t on;
                 unsigned char *o = meta_roundtrip(what, bs[b].f, bs[b].n, &bs[b].ref, &m, orient, &on);
                 if (o && b == 3 && si == 2 && variant == 2) { /* replaced on top: the second metadata only */
@@ -1326,6 +1345,9 @@ static void test_meta(void)
                     m2.icc = make_icc(300, "RGB ");
                     m2.icc_len = 300;
                     m2.exif = make_exif(variant != 1, 8, &m2.exif_len);
+                    m2.xmp = malloc(5);
+                    memcpy(m2.xmp, "<x/>\n", 5);
+                    m2.xmp_len = 5; /* in place of the first XMP where there is one */
                     size_t on2, on3, on4;
                     snprintf(what + strlen(what), sizeof what - strlen(what), " replaced");
                     unsigned char *o2 = meta_roundtrip(what, o, on, &bs[b].ref, &m2, 8, &on2);
@@ -1452,11 +1474,20 @@ static void test_meta(void)
     /* a truncated chunk that is no metadata ends the scan without an error */
     put_vp8x(&b, FL_ICC, 37, 53);
     put_chunk(&b, "ICCP", icc1, 131);
+    bb_put(&b, "ZZZZ", 4);
+    bb_le32(&b, 5000);
+    bb_put(&b, "<x:xmpmeta>", 11);
+    f = riff(&b, &n);
+    EXPECT_META("an ICCP, then a truncated unknown chunk", f, n, icc1, 131, NULL, 0, 1);
+    free(f);
+    /* an XMP chunk is metadata */
+    put_vp8x(&b, FL_ICC | FL_XMP, 37, 53);
+    put_chunk(&b, "ICCP", icc1, 131);
     bb_put(&b, "XMP ", 4);
     bb_le32(&b, 5000);
     bb_put(&b, "<x:xmpmeta>", 11);
     f = riff(&b, &n);
-    EXPECT_META("an ICCP, then a truncated XMP chunk", f, n, icc1, 131, NULL, 0, 1);
+    EXPECT_META_ERROR("an ICCP, then a truncated XMP chunk", f, n, "XMP");
     free(f);
     vki_meta r;
     CHECK(vki_meta_read_webp(vp8l, vp8l_n, &r, &e) == VKIMG_E_RUNTIME && !r.icc && !r.exif,
