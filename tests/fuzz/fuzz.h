@@ -115,6 +115,7 @@ static inline void fuzz_check_meta(const vkimg_meta *m, bool tiff)
 {
     FUZZ_CHECK(!m->icc == !m->icc_len, "icc %p, %zu bytes", (void *)m->icc, m->icc_len);
     FUZZ_CHECK(!m->exif == !m->exif_len, "exif %p, %zu bytes", (void *)m->exif, m->exif_len);
+    FUZZ_CHECK(!m->xmp == !m->xmp_len, "xmp %p, %zu bytes", (void *)m->xmp, m->xmp_len);
     FUZZ_CHECK(memchr(m->icc_name, 0, sizeof m->icc_name) != NULL, "icc_name not terminated");
     FUZZ_CHECK(m->orientation >= 1 && m->orientation <= 8, "orientation %d", m->orientation);
     if (m->exif) {
@@ -166,7 +167,7 @@ static inline void fuzz_tiff_rewrite(const vkimg_image *im)
  * and, where an EXIF block comes back, one as the readers promise. */
 static inline void fuzz_tiff_meta(const vkimg_meta *m)
 {
-    if (!m->exif && !m->icc && m->orientation == 1)
+    if (!m->exif && !m->icc && !m->xmp && m->orientation == 1)
         return;
     static unsigned char px[18] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18 };
     const vkimg_image im = { .w = 3, .h = 2, .c = 3, .fmt = VKIMG_U8, .data = px };
@@ -183,6 +184,8 @@ static inline void fuzz_tiff_meta(const vkimg_meta *m)
         FUZZ_CHECK(bm.orientation == m->orientation, "orientation %d written, %d read", m->orientation, bm.orientation);
         FUZZ_CHECK(fuzz_same_bytes(m->icc, m->icc_len, bm.icc, bm.icc_len), "ICC profile of %zu bytes written, %zu read",
                    m->icc_len, bm.icc_len);
+        FUZZ_CHECK(fuzz_same_bytes(m->xmp, m->xmp_len, bm.xmp, bm.xmp_len), "XMP of %zu bytes written, %zu read",
+                   m->xmp_len, bm.xmp_len);
         vki_meta_free(&bm);
     }
     free(out);
@@ -209,6 +212,32 @@ static inline void fuzz_exif_rewrite(const vkimg_meta *m)
             break; /* no tag: nothing to set */
     }
     FUZZ_CHECK(vki_exif_set_orientation(copy, m->exif_len, 9) == -1, "orientation 9 accepted");
+    free(copy);
+}
+
+/* The XMP tiff:Orientation rewrite on a copy: each value 1..8 reads back where the
+ * packet has one, and only those bytes change. */
+static inline void fuzz_xmp_rewrite(const vkimg_meta *m)
+{
+    if (!m->xmp)
+        return;
+    unsigned char *copy = malloc(m->xmp_len);
+    if (!copy)
+        return;
+    memcpy(copy, m->xmp, m->xmp_len);
+    const int o = vki_xmp_orientation(copy, m->xmp_len);
+    FUZZ_CHECK(o >= 0 && o <= 8, "vki_xmp_orientation: %d", o);
+    for (int v = 1; v <= 8; v++) {
+        const int rc = vki_xmp_set_orientation(copy, m->xmp_len, v);
+        FUZZ_CHECK(rc >= 0 && (rc > 0) == (o > 0), "vki_xmp_set_orientation: %d (orientation %d)", rc, o);
+        FUZZ_CHECK(vki_xmp_orientation(copy, m->xmp_len) == (o ? v : 0), "set %d, read %d", v,
+                   vki_xmp_orientation(copy, m->xmp_len));
+        size_t diff = 0;
+        for (size_t i = 0; i < m->xmp_len; i++)
+            diff += copy[i] != m->xmp[i] && !(m->xmp[i] >= '1' && m->xmp[i] <= '8' && copy[i] >= '1' && copy[i] <= '8');
+        FUZZ_CHECK(diff == 0, "%zu bytes other than digits changed", diff);
+    }
+    FUZZ_CHECK(vki_xmp_set_orientation(copy, m->xmp_len, 9) == -1, "orientation 9 accepted");
     free(copy);
 }
 
@@ -242,6 +271,9 @@ static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const v
         if (!(dropped & VKI_META_DROPPED_EXIF))
             FUZZ_CHECK(fuzz_same_bytes(m->exif, m->exif_len, back.exif, back.exif_len),
                        "EXIF of %zu bytes written, %zu read back", m->exif_len, back.exif_len);
+        if (!(dropped & VKI_META_DROPPED_XMP))
+            FUZZ_CHECK(fuzz_same_bytes(m->xmp, m->xmp_len, back.xmp, back.xmp_len),
+                       "XMP of %zu bytes written, %zu read back", m->xmp_len, back.xmp_len);
         if (!(dropped & VKI_META_DROPPED_ICC)) {
             FUZZ_CHECK(fuzz_same_bytes(m->icc, m->icc_len, back.icc, back.icc_len),
                        "ICC profile of %zu bytes written, %zu read back", m->icc_len, back.icc_len);
@@ -423,11 +455,12 @@ static inline void fuzz_one_load(const uint8_t *data, size_t size)
     if (mrc == 0) {
         fuzz_check_meta(&m, vki_tiff_signature(data, size));
         fuzz_exif_rewrite(&m);
+        fuzz_xmp_rewrite(&m);
         fuzz_meta_rewrite(data, size, &m, rc == 0 ? &im : NULL);
         fuzz_tiff_meta(&m);
     } else {
         fuzz_check_error(mrc, &me, VKIMG_E_RUNTIME, NULL);
-        FUZZ_CHECK(!m.icc && !m.exif && m.orientation == 1, "metadata left after an error");
+        FUZZ_CHECK(!m.icc && !m.exif && !m.xmp && m.orientation == 1, "metadata left after an error");
     }
     vki_meta_free(&m);
     vkimg_image_free(&im);
@@ -594,11 +627,15 @@ static inline bool fuzz_one_png(const uint8_t *data, size_t size)
 
     vkimg_meta m = { .orientation = 1 };
     if (with_meta && nrest >= 8) {
-        /* a profile of the first half of the rest, an EXIF block "MM\0*" + the second half */
+        /* a profile of the first half of the rest, an EXIF block "MM\0*" + the second
+         * half, an XMP packet of all of it */
         size_t half = nrest / 2;
         m.icc = malloc(half);
         m.exif = malloc(4 + nrest - half);
-        FUZZ_CHECK(m.icc && m.exif, "out of memory");
+        m.xmp = malloc(nrest);
+        FUZZ_CHECK(m.icc && m.exif && m.xmp, "out of memory");
+        memcpy(m.xmp, rest, nrest);
+        m.xmp_len = nrest;
         memcpy(m.icc, rest, half);
         m.icc_len = half;
         memcpy(m.exif, "MM\0*", 4);
@@ -628,7 +665,8 @@ static inline bool fuzz_one_png(const uint8_t *data, size_t size)
     rc = vki_meta_read(png, pnglen, &mb, &e);
     FUZZ_CHECK(rc == 0, "vki_meta_read of our PNG: %s", e.msg);
     FUZZ_CHECK(fuzz_same_bytes(m.icc, m.icc_len, mb.icc, mb.icc_len) &&
-                   fuzz_same_bytes(m.exif, m.exif_len, mb.exif, mb.exif_len) && !strcmp(m.icc_name, mb.icc_name) &&
+                   fuzz_same_bytes(m.exif, m.exif_len, mb.exif, mb.exif_len) &&
+                   fuzz_same_bytes(m.xmp, m.xmp_len, mb.xmp, mb.xmp_len) && !strcmp(m.icc_name, mb.icc_name) &&
                    m.orientation == mb.orientation,
                "other metadata after the round trip");
     vki_meta_free(&mb);

@@ -218,6 +218,35 @@ static void png_ours(const char *name, int w, int h, int c, vkimg_fmt fmt, int l
     vkimg_image_free(&im);
 }
 
+/* vkimg's PNG with an XMP packet in a zlib-compressed iTXt after IDAT, as libpng
+ * can write it (vkimg writes it uncompressed, before IDAT). */
+static void png_xmp_late(const char *name, const char *xmp)
+{
+    vkimg_image im = make_image(5, 3, 3, VKIMG_U8);
+    unsigned char *png;
+    size_t n;
+    vkimg_err e;
+    if (vki_png_encode(&im, 6, &png, &n, &e))
+        die("%s: %s", name, e.msg);
+    bbuf d = { 0 }, b = { 0 };
+    bb_put(&d, "XML:com.adobe.xmp\0\1\0en\0\0", 24); /* compressed, language "en" */
+    struct libdeflate_compressor *z = libdeflate_alloc_compressor(9);
+    size_t cap = libdeflate_zlib_compress_bound(z, strlen(xmp));
+    unsigned char *zd = malloc(cap);
+    size_t zn = libdeflate_zlib_compress(z, xmp, strlen(xmp), zd, cap);
+    libdeflate_free_compressor(z);
+    bb_put(&d, zd, zn);
+    bb_put(&b, png, n - 12); /* up to IEND */
+    png_chunk(&b, "iTXt", d.p, d.n);
+    png_chunk(&b, "IEND", NULL, 0);
+    put_load(name, b.p, b.n);
+    free(zd);
+    free(d.p);
+    free(b.p);
+    free(png);
+    vkimg_image_free(&im);
+}
+
 /* An image through vkimg's WebP encoder (lossy or lossless), with metadata. */
 static void webp_ours(const char *name, int w, int h, int c, int quality, bool lossless, const vkimg_meta *m)
 {
@@ -835,9 +864,18 @@ int main(int argc, char **argv)
     make_exif(&exif, 6, 0);
     make_exif(&exif_be, 8, 1);
     make_icc(&icc, 132);
-    vkimg_meta m = { .icc = icc.p, .icc_len = icc.n, .exif = exif.p, .exif_len = exif.n, .orientation = 6 };
+    /* XMP packets with tiff:Orientation as an attribute and as an element */
+    static char xmp[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-"
+                        "syntax-ns#\"><rdf:Description rdf:about=\"\" xmlns:tiff=\"http://ns.adobe.com/tiff/1.0/\" "
+                        "tiff:Orientation=\"6\"/></rdf:RDF></x:xmpmeta>";
+    static char xmp_be[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-"
+                           "rdf-syntax-ns#\"><rdf:Description rdf:about=\"\"><tiff:Orientation>8</tiff:Orientation>"
+                           "</rdf:Description></rdf:RDF></x:xmpmeta>";
+    vkimg_meta m = { .icc = icc.p, .icc_len = icc.n, .exif = exif.p, .exif_len = exif.n, .orientation = 6,
+                     .xmp = (unsigned char *)xmp, .xmp_len = sizeof xmp - 1 };
     snprintf(m.icc_name, sizeof m.icc_name, "fuzz profile");
-    vkimg_meta m_be = { .exif = exif_be.p, .exif_len = exif_be.n, .orientation = 8 };
+    vkimg_meta m_be = { .exif = exif_be.p, .exif_len = exif_be.n, .orientation = 8, .xmp = (unsigned char *)xmp_be,
+                        .xmp_len = sizeof xmp_be - 1 };
 
     /* PNG: ours (8/16-bit, 1-4 channels, with metadata), by hand (palette, low
      * bit depths, tRNS, Adam7) */
@@ -861,6 +899,7 @@ int main(int argc, char **argv)
     png_hand("png_gray16_trns.png", 5, 3, 0, 16, 0, 0, trns_gray16, sizeof trns_gray16);
     png_hand("png_rgb16_trns_adam7.png", 6, 5, 2, 16, 1, 0, trns_rgb16, sizeof trns_rgb16);
     png_hand("png_rgba8_adam7.png", 8, 8, 6, 8, 1, 0, NULL, 0);
+    png_xmp_late("png_rgb8_xmp_itxt_z.png", xmp_be);
 
     /* JPEG: TurboJPEG (gray, 4:2:0, 4:2:2, 4:4:4, progressive, CMYK), metadata */
     jpeg_tj("jpeg_gray.jpg", 16, 8, TJPF_GRAY, TJSAMP_GRAY, 75, 0, NULL);
