@@ -376,6 +376,19 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
     return fails ? 1 : 0;
 }
 
+/* The metadata of a file (the image loaded and freed): 0, or 1 with the reason on stderr. */
+static int load_meta(const char *path, vkimg_meta *m)
+{
+    vkimg_image im;
+    vkimg_err e;
+    if (vkimg_load_meta(path, NULL, &im, m, &e)) {
+        fprintf(stderr, "meta_tool: %s\n", e.msg);
+        return 1;
+    }
+    vkimg_image_free(&im);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 12 && !strcmp(argv[1], "make")) {
@@ -396,27 +409,17 @@ int main(int argc, char **argv)
     if (argc == 9 && !strcmp(argv[1], "check"))
         return check(argv[2], argv[3], atoi(argv[4]), argv[5], (size_t)strtoull(argv[6], NULL, 10),
                      strtoull(argv[7], NULL, 10), argv[8]);
+    vkimg_meta m;
     if (argc == 3 && !strcmp(argv[1], "icc")) { /* the profile's size and colour space */
-        vkimg_image im;
-        vkimg_meta m;
-        vkimg_err e;
-        if (vkimg_load_meta(argv[2], NULL, &im, &m, &e)) {
-            fprintf(stderr, "meta_tool: %s\n", e.msg);
+        if (load_meta(argv[2], &m))
             return 1;
-        }
         printf("%zu %.4s\n", m.icc_len, m.icc_len >= 20 ? (const char *)m.icc + 16 : "-");
-        vkimg_image_free(&im);
         vkimg_meta_free(&m);
         return 0;
     }
     if (argc == 3 && !strcmp(argv[1], "xmp")) { /* size, hash of the bytes with orientation 1, orientation */
-        vkimg_image im;
-        vkimg_meta m;
-        vkimg_err e;
-        if (vkimg_load_meta(argv[2], NULL, &im, &m, &e)) {
-            fprintf(stderr, "meta_tool: %s\n", e.msg);
+        if (load_meta(argv[2], &m))
             return 1;
-        }
         /* the packets xmp_packet makes have tiff:Orientation="N" once */
         static const char key[] = "tiff:Orientation=\"";
         const size_t kn = sizeof key - 1;
@@ -431,7 +434,6 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < m.xmp_len; i++)
             h = (h ^ m.xmp[i]) * 0x100000001b3ull;
         printf("%zu %016llx %d\n", m.xmp_len, (unsigned long long)h, o);
-        vkimg_image_free(&im);
         vkimg_meta_free(&m);
         return 0;
     }

@@ -1448,14 +1448,31 @@ static void test_xmp_meta_set_orientation(void)
     free(jpg);
 }
 
+/* One case of the XMP round trips: the packet's size (make_xmp, orient and tag), an ICC
+ * profile's (0: none) and the EXIF block (0 none, 1 II, 2 MM; orientation orient). */
+typedef struct {
+    size_t xmp, icc;
+    int exif;
+} xmp_var;
+
+static vki_meta xmp_var_meta(const xmp_var *v, int orient, const char *tag)
+{
+    vki_meta m = { 0 };
+    m.xmp = make_xmp(orient, tag, v->xmp, &m.xmp_len);
+    if (v->icc) {
+        m.icc = make_icc(v->icc);
+        m.icc_len = v->icc;
+    }
+    if (v->exif)
+        m.exif = make_exif(v->exif == 1, orient, 3, &m.exif_len);
+    return m;
+}
+
 /* XMP alone and beside EXIF and ICC in real JPEGs (gray and RGB): read back
  * byte-identical, the same pixels, the writer's segment order, replacement. */
 static void test_xmp_jpeg(void)
 {
-    static const struct {
-        size_t xmp, icc;
-        int exif; /* 0 none, 1 II, 2 MM */
-    } vars[] = {
+    static const xmp_var vars[] = {
         { 0, 0, 0 },     /* the bare packet */
         { 40000, 0, 0 }, /* padded */
         { 3000, 1000, 1 },
@@ -1474,14 +1491,7 @@ static void test_xmp_jpeg(void)
             char what[96];
             snprintf(what, sizeof what, "xmp jpeg c%d xmp %zu icc %zu exif %d", c, vars[vi].xmp, vars[vi].icc,
                      vars[vi].exif);
-            vki_meta m = { 0 };
-            m.xmp = make_xmp(3, "first", vars[vi].xmp, &m.xmp_len);
-            if (vars[vi].icc) {
-                m.icc = make_icc(vars[vi].icc);
-                m.icc_len = vars[vi].icc;
-            }
-            if (vars[vi].exif)
-                m.exif = make_exif(vars[vi].exif == 1, 6, 3, &m.exif_len);
+            vki_meta m = xmp_var_meta(&vars[vi], 6, "first");
             size_t on;
             unsigned char *out = roundtrip(what, vki_jpeg_add_meta, vki_meta_read_jpeg, jpg, jn, &m, &on);
             if (!out) {
@@ -1874,10 +1884,7 @@ static void test_xmp_jpeg_truncated(void)
  * byte-identical, the same pixels, the chunk order and the iTXt's exact layout. */
 static void test_xmp_png(void)
 {
-    static const struct {
-        size_t xmp, icc;
-        int exif;
-    } vars[] = {
+    static const xmp_var vars[] = {
         { 0, 0, 0 },
         { 100000, 0, 0 }, /* no JPEG-like limit */
         { 2000, 3000, 1 },
@@ -1896,14 +1903,7 @@ static void test_xmp_png(void)
             char what[96];
             snprintf(what, sizeof what, "xmp png c%d xmp %zu icc %zu exif %d", c, vars[vi].xmp, vars[vi].icc,
                      vars[vi].exif);
-            vki_meta m = { 0 };
-            m.xmp = make_xmp(7, "png", vars[vi].xmp, &m.xmp_len);
-            if (vars[vi].icc) {
-                m.icc = make_icc(vars[vi].icc);
-                m.icc_len = vars[vi].icc;
-            }
-            if (vars[vi].exif)
-                m.exif = make_exif(vars[vi].exif == 1, 3, 3, &m.exif_len);
+            vki_meta m = xmp_var_meta(&vars[vi], 3, "png");
             size_t on;
             unsigned char *out = roundtrip(what, vki_png_add_meta, vki_meta_read_png, png, pn, &m, &on);
             if (!out) {
