@@ -97,8 +97,8 @@ int vki_icc_fits(const unsigned char *icc, size_t len, int c);
 
 /* The XMP packet's tiff:Orientation (the property as an attribute, tiff:Orientation="N"
  * or '...', or as an element, <tiff:Orientation>N</...>, N one digit 1..8, blanks
- * allowed around '=' and inside the element): its value at the first place it is
- * written, 0 where it is not (or is malformed). vki_xmp_set_orientation rewrites
+ * allowed around '=' and inside the element): the value of the first one written so
+ * (a malformed one before it is passed over), 0 where there is none. vki_xmp_set_orientation rewrites
  * every such value in place (one byte each): the count rewritten, -1 for a value
  * outside 1..8 (nothing changed). */
 int vki_xmp_orientation(const unsigned char *xmp, size_t len);
