@@ -65,7 +65,7 @@ static const cli_opt process_opts[] = {
     { "--no-auto-orient", NULL, CLI_FLAG, NULL,
       "keep the stored pixels: don't apply the EXIF orientation (by default it is applied on load and the written "
       "tag says 1)", .id = O_NO_AUTO_ORIENT },
-    { "--strip", NULL, CLI_FLAG, NULL, "write no ICC profile, EXIF or XMP (by default PNG, JPEG, WebP and TIFF outputs keep the input's)",
+    { "--strip", NULL, CLI_FLAG, NULL, "write no ICC profile, EXIF, XMP or IPTC (by default PNG, JPEG, WebP and TIFF outputs keep what they can hold of the input's)",
       .id = O_STRIP },
     { "--jpeg-stages", NULL, CLI_STR, "WHERE",
       "where JPEG's stages run: host (libjpeg-turbo does all), transforms (the device does IDCT, upsampling and "

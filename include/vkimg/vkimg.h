@@ -115,10 +115,12 @@ VKIMG_API int vkimg_image_expand_palette(const vkimg_image *idx, const uint32_t 
 #define VKIMG_DEFAULT_MAX_PIXELS (268435456ull) /* 256 Mpx: 16384x16384 */
 
 /* The metadata vkimg carries from an input file to its output: the ICC colour
- * profile, the EXIF block and the XMP packet, byte for byte, and the EXIF
- * orientation. Read from JPEG (APP1 Exif, APP1 XMP, APP2 ICC_PROFILE), PNG (iCCP,
- * eXIf, iTXt XML:com.adobe.xmp), WebP (ICCP, EXIF, XMP) and TIFF (tags 34675, 274,
- * the Exif/GPS IFDs, 700); written into PNG, JPEG, WebP and TIFF outputs. */
+ * profile, the EXIF block, the XMP packet and the Photoshop image resources (IPTC),
+ * byte for byte, and the EXIF orientation. Read from JPEG (APP1 Exif, APP1 XMP, APP2
+ * ICC_PROFILE, APP13 Photoshop 3.0), PNG (iCCP, eXIf, iTXt XML:com.adobe.xmp), WebP
+ * (ICCP, EXIF, XMP) and TIFF (tags 34675, 274, the Exif/GPS IFDs, 700, 34377);
+ * written into PNG, JPEG, WebP and TIFF outputs (the Photoshop resources into JPEG
+ * and TIFF ones: PNG and WebP have no place for them). */
 typedef struct vkimg_meta {
     unsigned char *icc;  /* the ICC profile as embedded (NULL: none); malloc()ed */
     size_t icc_len;
@@ -128,6 +130,9 @@ typedef struct vkimg_meta {
     int orientation;     /* EXIF orientation 1..8 (1: none) */
     unsigned char *xmp;  /* the XMP packet, its UTF-8 bytes as stored (NULL: none); malloc()ed */
     size_t xmp_len;
+    unsigned char *iptc; /* Photoshop image resources (8BIM blocks; the IPTC-IIM record is one of them)
+                            as stored (NULL: none); malloc()ed */
+    size_t iptc_len;
 } vkimg_meta;
 VKIMG_API void vkimg_meta_free(vkimg_meta *m);
 /* Sets the orientation, and rewrites the EXIF block's tag (and the XMP packet's
@@ -193,8 +198,8 @@ VKIMG_API int vkimg_load(const char *path, const vkimg_load_opts *o, vkimg_image
 VKIMG_API int vkimg_load_memory(const void *buf, size_t len, const char *name, const vkimg_load_opts *o,
                                 vkimg_image *out, vkimg_err *e);
 /* vkimg_load, with the file's metadata in *meta (free it with vkimg_meta_free):
- * ICC profile, EXIF block, orientation and XMP packet of JPEG, PNG, WebP and TIFF
- * files; empty for other
+ * ICC profile, EXIF block, orientation, XMP packet and Photoshop resources of JPEG,
+ * PNG, WebP and TIFF files; empty for other
  * formats, and where the metadata is malformed (the image still loads). The
  * pixels are as stored: apply meta->orientation with vkimg_run_opts.orientation. */
 VKIMG_API int vkimg_load_meta(const char *path, const vkimg_load_opts *o, vkimg_image *out, vkimg_meta *meta,
@@ -215,7 +220,8 @@ typedef struct vkimg_save_opts {
     int quality;   /* JPEG and WebP (lossy) VKIMG_QUALITY_MIN..MAX, 0 = VKIMG_QUALITY_DEFAULT */
     int png_level; /* VKIMG_PNG_LEVEL_MIN..MAX (libdeflate), -1 = VKIMG_PNG_LEVEL_DEFAULT */
     const vkimg_meta *meta; /* optional: ICC profile, EXIF and XMP written into PNG, JPEG, WebP
-                               and TIFF outputs (other formats can't hold them: left out) */
+                               and TIFF outputs, the Photoshop resources into JPEG and TIFF
+                               ones (other formats can't hold them: left out) */
     bool png_palette; /* an 8-bit RGB or RGBA image of at most 256 colours is written as a palette
                          PNG (lossless: it reads back as the same pixels and channels; a quarter
                          of the data to compress); vkimg compare's difference images */

@@ -5,7 +5,9 @@
  * is the same structure on its own. meta.c makes a block of a TIFF file's tree;
  * tiff.c writes a block's tree into a TIFF file's IFD0 and after it. Every value is
  * copied as it is (a MakerNote too: its inner offsets, if any, are the maker's),
- * each element turned into the byte order written where it differs. */
+ * each element turned into the byte order written where it differs. At the end, a
+ * reader of Photoshop's image resources (meta.c and tiff.c look for the IPTC record in
+ * them). */
 #include "io/io_priv.h"
 #include "io/meta.h"
 
@@ -222,4 +224,47 @@ void vki_exif_write(vki_xtree *t, unsigned ifds, unsigned char *dst, size_t base
             vki_exif_entry_put(t, &t->e[k][i], p + 2 + 12 * i, le, ifd_off);
         wr32(p + 2 + 12 * (size_t)t->n[k], 0, le); /* no next IFD */
     }
+}
+
+/* ------------------------------------------------------------------ Photoshop image resources */
+
+/* The block at r[p..n) ("8BIM", id, name, size, data): its id and its data's offset
+ * and size; the offset after it (its padding byte included where there is one), or 0
+ * where it is not a whole block. */
+static size_t irb_block(const unsigned char *r, size_t n, size_t p, unsigned *id, size_t *at, size_t *size)
+{
+    if (p > n || n - p < 12 || memcmp(r + p, "8BIM", 4))
+        return 0;
+    const size_t name = ((size_t)r[p + 6] + 2) & ~(size_t)1; /* the Pascal string, padded to even */
+    if (n - p - 6 < name + 4)
+        return 0;
+    *at = p + 6 + name + 4;
+    *size = vki_rd32(r + *at - 4, 0);
+    if (*size > n - *at)
+        return 0;
+    *id = vki_rd16(r + p + 4, 0);
+    const size_t end = *at + *size + (*size & 1);
+    return end < n ? end : n;
+}
+
+const unsigned char *vki_irb_find(const unsigned char *r, size_t n, unsigned id, size_t *len)
+{
+    unsigned bid;
+    size_t at, size;
+    for (size_t p = 0; r && (p = irb_block(r, n, p, &bid, &at, &size)) != 0;) {
+        if (bid == id) {
+            *len = size;
+            return r + at;
+        }
+    }
+    return NULL;
+}
+
+bool vki_irb_whole(const unsigned char *r, size_t n)
+{
+    unsigned bid;
+    size_t at, size, p = 0;
+    while (r && p < n && (p = irb_block(r, n, p, &bid, &at, &size)) != 0)
+        ;
+    return r && n && p == n;
 }

@@ -182,8 +182,14 @@ static inline unsigned vki_tiff_type_size(unsigned t)
     return t < 19 ? size[t] : 0;
 }
 /* The tags of a TIFF's first IFD that are metadata (meta.c reads them; tiff.c writes them) */
-enum { VKI_TIFF_TAG_ORIENTATION = 274, VKI_TIFF_TAG_XMP = 700, VKI_TIFF_TAG_ICC = 34675 };
-/* A tag of a TIFF's first IFD (meta.c: the orientation, the ICC profile, the XMP): its
+enum {
+    VKI_TIFF_TAG_ORIENTATION = 274,
+    VKI_TIFF_TAG_XMP = 700,
+    VKI_TIFF_TAG_IPTC = 33723,
+    VKI_TIFF_TAG_PHOTOSHOP = 34377,
+    VKI_TIFF_TAG_ICC = 34675
+};
+/* A tag of a TIFF's first IFD (meta.c: the orientation and the metadata blocks): its
  * type, count and the offset of its values (inside the file), and the byte order. */
 typedef struct vki_tiff_field {
     unsigned type;
@@ -234,6 +240,17 @@ void vki_exif_write(vki_xtree *t, unsigned ifds, unsigned char *dst, size_t base
 /* An entry as 12 bytes in byte order le (after vki_exif_write placed its values). */
 void vki_exif_entry_put(const vki_xtree *t, const vki_xentry *e, unsigned char q[12], int le,
                         const uint32_t ifd_off[VKI_XI_N]);
+
+/* ---- Photoshop image resources (exif.c): the "8BIM" blocks of a JPEG's APP13 and a
+ * TIFF's tag 34377 (each: "8BIM", a big-endian id, a Pascal name padded to an even
+ * size, a big-endian size, the data padded to an even size). */
+enum { VKI_IRB_IPTC = 0x0404 }; /* the IPTC-IIM record (a TIFF's tag 33723 holds it too) */
+/* The data of irb's first resource of this id (*len: its size); NULL where there is
+ * none, or where the blocks before it are not well formed. */
+const unsigned char *vki_irb_find(const unsigned char *irb, size_t n, unsigned id, size_t *len);
+/* Whether irb is whole: well-formed blocks up to its end (n > 0; the last one's
+ * padding byte may be missing). */
+bool vki_irb_whole(const unsigned char *irb, size_t n);
 
 /* PackBits (PSD, TIFF): unpacks b[*pos..len) into n bytes at dst, every step
  * bytes; 0 (*pos past the data used), 1 when the data end first, 2 when a run

@@ -21,6 +21,7 @@ static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/"; /* and its NUL: 29 
 #define XMP_ID_LEN sizeof xmp_id
 static const char xmp_key[] = "XML:com.adobe.xmp"; /* the PNG iTXt keyword, and its NUL: 18 bytes */
 #define XMP_KEY_LEN sizeof xmp_key
+static const char ps_id[14] = "Photoshop 3.0"; /* and its NUL */
 #define PNG_CHUNK_MAX 0x7fffffffu /* PNG: chunk lengths are at most 2^31 - 1 */
 #define ICC_DEFAULT_NAME "ICC Profile"
 
@@ -52,6 +53,7 @@ void vki_meta_free(vki_meta *m)
     free(m->icc);
     free(m->exif);
     free(m->xmp);
+    free(m->iptc);
     memset(m, 0, sizeof *m);
     m->orientation = 1;
 }
@@ -280,6 +282,11 @@ static int is_xmp_app1(const unsigned char *b, const jseg *s)
     return s->marker == 0xe1 && s->paylen >= XMP_ID_LEN && memcmp(b + s->pay, xmp_id, XMP_ID_LEN) == 0;
 }
 
+static int is_ps_app13(const unsigned char *b, const jseg *s)
+{
+    return s->marker == 0xed && s->paylen >= sizeof ps_id && memcmp(b + s->pay, ps_id, sizeof ps_id) == 0;
+}
+
 static int is_icc_app2(const unsigned char *b, const jseg *s)
 {
     return s->marker == 0xe2 && s->paylen >= 14 && memcmp(b + s->pay, icc_id, 12) == 0;
@@ -307,6 +314,7 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
             const unsigned char *p = b + s.pay;
             if ((s.marker == 0xe1 && !m->exif && starts_like(p, s.paylen, exif_id, 6)) ||
                 (s.marker == 0xe1 && !m->xmp && starts_like(p, s.paylen, xmp_id, XMP_ID_LEN)) ||
+                (s.marker == 0xed && starts_like(p, s.paylen, ps_id, sizeof ps_id)) ||
                 (s.marker == 0xe2 && starts_like(p, s.paylen, icc_id, 12))) {
                 vki_meta_free(m);
                 return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: APP%d segment runs past the end of the data",
@@ -331,6 +339,16 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
                 return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: out of memory (%zu bytes)", n);
             }
             m->xmp_len = n;
+        } else if (is_ps_app13(b, &s) && s.paylen > sizeof ps_id) { /* joined: large resources span segments */
+            const size_t n = s.paylen - sizeof ps_id;
+            unsigned char *j = realloc(m->iptc, m->iptc_len + n); /* (<= len: they are in the data) */
+            if (!j) {
+                vki_meta_free(m);
+                return vki_fail(e, VKIMG_E_RUNTIME, "JPEG metadata: out of memory (%zu bytes)", m->iptc_len + n);
+            }
+            memcpy(j + m->iptc_len, b + s.pay + sizeof ps_id, n);
+            m->iptc = j;
+            m->iptc_len += n;
         } else if (is_icc_app2(b, &s) && !icc_bad) {
             int seq = b[s.pay + 12], cnt = b[s.pay + 13];
             if (cnt == 0 || seq == 0 || seq > cnt || (count && cnt != count) || have[seq]) {
@@ -362,6 +380,11 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
             m->icc_len = total;
         }
     }
+    if (m->iptc && !vki_irb_whole(m->iptc, m->iptc_len)) { /* not Photoshop's resources, or a segment missing */
+        free(m->iptc);
+        m->iptc = NULL;
+        m->iptc_len = 0;
+    }
     m->orientation = m->exif ? vki_exif_orientation(m->exif, m->exif_len) : 1;
     return 0;
 }
@@ -379,6 +402,7 @@ int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, u
         return vki_fail(e, VKIMG_E_RUNTIME, "jpeg metadata: the input is not a JPEG");
 
     size_t exif_len = m->exif ? m->exif_len : 0, icc_len = m->icc ? m->icc_len : 0, xmp_len = m->xmp ? m->xmp_len : 0;
+    const size_t ps_len = m->iptc ? m->iptc_len : 0, nps = (ps_len + VKI_JPEG_IPTC_CHUNK - 1) / VKI_JPEG_IPTC_CHUNK;
     if (exif_len > VKI_JPEG_EXIF_MAX) {
         exif_len = 0;
         if (dropped)
@@ -395,8 +419,10 @@ int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, u
             *dropped |= VKI_META_DROPPED_ICC;
     }
     const size_t nicc = (icc_len + VKI_JPEG_ICC_CHUNK - 1) / VKI_JPEG_ICC_CHUNK; /* <= 255 */
-    const size_t add =
-        (exif_len ? 4 + 6 + exif_len : 0) + (xmp_len ? 4 + XMP_ID_LEN + xmp_len : 0) + nicc * (4 + 14) + icc_len;
+    if (ps_len > SIZE_MAX / 2)
+        return vki_fail(e, VKIMG_E_RUNTIME, "jpeg metadata: file too large");
+    const size_t add = (exif_len ? 4 + 6 + exif_len : 0) + (xmp_len ? 4 + XMP_ID_LEN + xmp_len : 0) +
+                       nicc * (4 + 14) + icc_len + nps * (4 + sizeof ps_id) + ps_len;
     if (len > SIZE_MAX - add)
         return vki_fail(e, VKIMG_E_RUNTIME, "jpeg metadata: file too large");
     unsigned char *o = malloc(len + add);
@@ -447,6 +473,16 @@ int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, u
                 memcpy(o + op + 18, m->icc + off, n);
                 op += 18 + n;
             }
+            for (size_t i = 0; i < nps; i++) {
+                const size_t off = i * VKI_JPEG_IPTC_CHUNK;
+                const size_t n = ps_len - off < VKI_JPEG_IPTC_CHUNK ? ps_len - off : VKI_JPEG_IPTC_CHUNK;
+                o[op] = 0xff;
+                o[op + 1] = 0xed;
+                put16be(o + op + 2, (unsigned)(2 + sizeof ps_id + n));
+                memcpy(o + op + 4, ps_id, sizeof ps_id);
+                memcpy(o + op + 4 + sizeof ps_id, m->iptc + off, n);
+                op += 4 + sizeof ps_id + n;
+            }
             inserted = 1;
         }
         if (r == JSEG_END) {
@@ -455,7 +491,7 @@ int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, u
             break;
         }
         if ((exif_len && is_exif_app1(jpg, &s)) || (xmp_len && is_xmp_app1(jpg, &s)) ||
-            (icc_len && is_icc_app2(jpg, &s)))
+            (icc_len && is_icc_app2(jpg, &s)) || (ps_len && is_ps_app13(jpg, &s)))
             continue; /* replaced */
         memcpy(o + op, jpg + s.begin, s.end - s.begin);
         op += s.end - s.begin;
@@ -702,6 +738,19 @@ static void tiff_exif(const unsigned char *b, size_t len, int orient, unsigned c
     free(t);
 }
 
+/* A BYTE or UNDEFINED tag of IFD0 whose bytes are in the file, copied into *out (NULL
+ * where there is none); -1 when memory runs out. */
+static int tiff_blob(const unsigned char *b, size_t len, unsigned tag, unsigned char **out, size_t *n)
+{
+    vki_tiff_field f;
+    if (vki_tiff_field_find(b, len, tag, &f) <= 0 || (f.type != 1 && f.type != 7) || f.count == 0)
+        return 0;
+    if (!(*out = dup_bytes(b + f.off, (size_t)f.count)))
+        return -1;
+    *n = (size_t)f.count;
+    return 0;
+}
+
 int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)
 {
     if (!m)
@@ -728,15 +777,27 @@ int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
         orient = m->orientation;
     }
     tiff_exif(b, len, orient, &m->exif, &m->exif_len);
-    /* the XMP packet (XMLPacket: BYTE or UNDEFINED); its bytes are in the file, as found */
-    if (vki_tiff_field_find(b, len, VKI_TIFF_TAG_XMP, &f) > 0 && (f.type == 1 || f.type == 7) && f.count > 0) {
-        if (!(m->xmp = dup_bytes(b + f.off, (size_t)f.count))) {
-            vki_meta_free(m);
-            return vki_fail(e, VKIMG_E_RUNTIME, "TIFF metadata: out of memory");
-        }
-        m->xmp_len = (size_t)f.count;
+    /* the XMP packet and the Photoshop resources (BYTE or UNDEFINED), where their bytes are in the file */
+    if (tiff_blob(b, len, VKI_TIFF_TAG_XMP, &m->xmp, &m->xmp_len) ||
+        tiff_blob(b, len, VKI_TIFF_TAG_PHOTOSHOP, &m->iptc, &m->iptc_len))
+        goto oom;
+    /* without Photoshop's resources, the IPTC record of tag 33723 (LONG, BYTE or UNDEFINED: its
+     * bytes as the file has them) as their one resource */
+    if (!m->iptc && vki_tiff_field_find(b, len, VKI_TIFF_TAG_IPTC, &f) > 0 &&
+        (f.type == 4 || f.type == 1 || f.type == 7) && f.count > 0 && f.count <= UINT32_MAX / 4) {
+        const size_t n = (size_t)f.count * vki_tiff_type_size(f.type);
+        if (!(m->iptc = malloc(12 + n + 1)))
+            goto oom;
+        memcpy(m->iptc, "8BIM\4\4\0\0", 8); /* IPTC-NAA, no name */
+        put32be(m->iptc + 8, (uint32_t)n);
+        memcpy(m->iptc + 12, b + f.off, n);
+        m->iptc[12 + n] = 0;
+        m->iptc_len = 12 + n + (n & 1);
     }
     return 0;
+oom:
+    vki_meta_free(m);
+    return vki_fail(e, VKIMG_E_RUNTIME, "TIFF metadata: out of memory");
 }
 
 int vki_meta_read(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e)

@@ -1,7 +1,8 @@
 /* Image metadata carried from input to output: the ICC colour profile, the EXIF block
- * and its orientation, the XMP packet. Read from JPEG (APP1 "Exif", APP1 XMP, APP2
- * "ICC_PROFILE"), PNG (iCCP, eXIf, iTXt "XML:com.adobe.xmp"), WebP (ICCP, EXIF, XMP)
- * and TIFF (its tags); inserted into encoded PNG, JPEG and WebP files. Pure functions on bytes in memory:
+ * and its orientation, the XMP packet, the Photoshop image resources (IPTC). Read from
+ * JPEG (APP1 "Exif", APP1 XMP, APP2 "ICC_PROFILE", APP13 "Photoshop 3.0"), PNG (iCCP,
+ * eXIf, iTXt "XML:com.adobe.xmp"), WebP (ICCP, EXIF, XMP) and TIFF (its tags);
+ * inserted into encoded PNG, JPEG and WebP files. Pure functions on bytes in memory:
  * no file I/O, no Vulkan, no global state (thread-safe). Errors name no file: the
  * caller adds the path.
  *
@@ -40,6 +41,9 @@
  * the 29 bytes of "http://ns.adobe.com/xap/1.0/\0" (larger packets need XMP's
  * extended segments, which vkimg does not write). */
 #define VKI_JPEG_XMP_MAX ((size_t)65504)
+/* Photoshop resource bytes per JPEG APP13 segment: 65535 - 2, less the 14 of
+ * "Photoshop 3.0\0". */
+#define VKI_JPEG_IPTC_CHUNK ((size_t)65519)
 /* The largest XMP packet a compressed PNG iTXt chunk may inflate to. */
 #define VKI_XMP_MAX ((size_t)64 << 20)
 
@@ -52,7 +56,8 @@ void vki_meta_free(vki_meta *m);
 /* Metadata of a JPEG: the markers from SOI up to SOS/EOI are walked (every length
  * bounds-checked). The first APP1 "Exif\0\0" whose payload is a TIFF block gives
  * exif; the first APP1 "http://ns.adobe.com/xap/1.0/\0" with a packet after it gives
- * xmp (XMP's extended segments are not read); APP2 "ICC_PROFILE\0" segments (sequence
+ * xmp (XMP's extended segments are not read); the APP13 "Photoshop 3.0\0" segments'
+ * payloads, joined in file order, give iptc where they are whole "8BIM" blocks; APP2 "ICC_PROFILE\0" segments (sequence
  * number 1..count, count the same in all, each number exactly once) are joined in
  * sequence order into icc. *m is
  * overwritten (not freed first). See the reading policy above. */
@@ -123,9 +128,10 @@ int vki_png_add_meta(const unsigned char *png, size_t len, const vki_meta *m, un
  * is over VKI_JPEG_EXIF_MAX bytes), APP1 "http://ns.adobe.com/xap/1.0/\0" + XMP packet
  * (dropped, with VKI_META_DROPPED_XMP, over VKI_JPEG_XMP_MAX), then the ICC profile as
  * APP2 "ICC_PROFILE\0" segments of at most VKI_JPEG_ICC_CHUNK bytes numbered 1..n
- * (dropped, with VKI_META_DROPPED_ICC, over VKI_JPEG_ICC_MAX). The input's own "Exif"
- * APP1 / XMP APP1 / ICC APP2 segments before SOS are dropped when m has a
- * replacement; everything else is copied as it is. */
+ * (dropped, with VKI_META_DROPPED_ICC, over VKI_JPEG_ICC_MAX), then the Photoshop
+ * resources as APP13 "Photoshop 3.0\0" segments of at most VKI_JPEG_IPTC_CHUNK bytes.
+ * The input's own "Exif" APP1 / XMP APP1 / ICC APP2 / Photoshop APP13 segments before
+ * SOS are dropped when m has a replacement; everything else is copied as it is. */
 int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, unsigned char **out, size_t *outlen,
                       unsigned *dropped, vkimg_err *e);
 
@@ -147,7 +153,9 @@ int vki_webp_add_meta(const unsigned char *webp, size_t len, const vki_meta *m, 
  * TIFF points to an Exif or GPS IFD, exif is the EXIF block made of them (meta.c
  * tiff_exif: IFD0's descriptive tags, its orientation entry as read, the Exif, GPS
  * and Interop IFDs' entries, in the file's byte order, at most VKI_JPEG_EXIF_MAX
- * bytes; else NULL). Tag 700 (XMLPacket, BYTE or UNDEFINED) gives xmp. A profile whose bytes lie outside the file is VKIMG_E_RUNTIME; a
+ * bytes; else NULL). Tag 700 (XMLPacket, BYTE or UNDEFINED) gives xmp, tag 34377
+ * (Photoshop, BYTE or UNDEFINED) iptc, or without it tag 33723 (IPTC-NAA: LONG, BYTE
+ * or UNDEFINED) iptc as one "8BIM" 0x0404 resource of its bytes. A profile whose bytes lie outside the file is VKIMG_E_RUNTIME; a
  * file that is not a TIFF too. */
 int vki_meta_read_tiff(const unsigned char *b, size_t len, vki_meta *m, vkimg_err *e);
 

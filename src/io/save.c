@@ -44,7 +44,8 @@ static void membuf_write(void *ctx, void *data, int size)
 }
 
 /* Writes an encoded PNG, JPEG or WebP of c channels (and frees it), with the ICC
- * profile, EXIF and XMP of meta inserted when there are any; a profile of another
+ * profile, EXIF and XMP of meta (and in a JPEG the Photoshop resources) inserted when
+ * there are any; a profile of another
  * colour space than the image's is left out (vki_icc_fits). */
 static int write_with_meta(const char *path, vkimg_file_kind k, unsigned char *buf, size_t n, int c,
                            const vkimg_meta *meta, vkimg_err *e)
@@ -57,7 +58,7 @@ static int write_with_meta(const char *path, vkimg_file_kind k, unsigned char *b
         fit.icc_len = 0;
         meta = &fit;
     }
-    if (meta && (meta->icc_len || meta->exif_len || meta->xmp_len)) {
+    if (meta && (meta->icc_len || meta->exif_len || meta->xmp_len || (meta->iptc_len && k == VKIMG_FILE_JPEG))) {
         unsigned char *out = NULL;
         size_t outlen = 0;
         vkimg_err me;

@@ -1022,7 +1022,12 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
 {
     memset(fo, 0, sizeof *fo);
     const unsigned char *icc = m && m->icc_len ? m->icc : NULL, *xmp = m && m->xmp_len ? m->xmp : NULL;
-    const size_t icc_len = icc ? m->icc_len : 0, xmp_len = xmp ? m->xmp_len : 0;
+    const unsigned char *ps = m && m->iptc_len ? m->iptc : NULL;
+    const size_t icc_len = icc ? m->icc_len : 0, xmp_len = xmp ? m->xmp_len : 0, ps_len = ps ? m->iptc_len : 0;
+    /* the IPTC record of Photoshop's resources goes into tag 33723 as well, as LONGs (zeros after it) */
+    size_t iim_len = 0;
+    const unsigned char *iim = ps ? vki_irb_find(ps, ps_len, VKI_IRB_IPTC, &iim_len) : NULL;
+    const size_t iim_longs = iim ? (iim_len + 3) / 4 : 0;
     if (!im || !im->data || im->w < 1 || im->h < 1 || im->c < 1 || im->c > 4)
         return vki_fail(e, VKIMG_E_RUNTIME, "TIFF: invalid image");
     if (im->fmt != VKIMG_U8 && im->fmt != VKIMG_U16 && im->fmt != VKIMG_F32)
@@ -1102,11 +1107,11 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
     }
     const unsigned nx = fo->xt ? fo->xt->n[VKI_XI_IFD0] : 0;
     const unsigned nent = (exif_res ? 10 : 13) + (deflate ? 1 : 0) + (alpha ? 1 : 0) + (im->fmt == VKIMG_F32 ? 1 : 0) + (icc_len ? 1 : 0) +
-                          (xmp_len ? 1 : 0) + (orient ? 1 : 0) + nx;
+                          (xmp_len ? 1 : 0) + (ps_len ? 1 : 0) + (iim_longs ? 1 : 0) + (orient ? 1 : 0) + nx;
     const size_t ifd = data + (data & 1), ifd_len = 2 + 12 * (size_t)nent + 4;
     const size_t bps_at = ifd_len, res_at = bps_at + 8, offs_at = res_at + 8, cnts_at = offs_at + 4 * (size_t)ts->n,
-                 icc_at = cnts_at + 4 * (size_t)ts->n, xmp_at = icc_at + icc_len,
-                 exif_at = (xmp_at + xmp_len + 1) & ~(size_t)1,
+                 icc_at = cnts_at + 4 * (size_t)ts->n, xmp_at = icc_at + icc_len, ps_at = xmp_at + xmp_len,
+                 iim_at = (ps_at + ps_len + 1) & ~(size_t)1, exif_at = iim_at + 4 * iim_longs,
                  tail_len = exif_at + (fo->xt ? vki_exif_size(fo->xt, subs) : 0); /* in the tail */
     fo->total = ifd + tail_len;
     if (fo->total > UINT32_MAX) {
@@ -1137,6 +1142,10 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
         memcpy(t + icc_at, icc, icc_len);
     if (xmp_len)
         memcpy(t + xmp_at, xmp, xmp_len);
+    if (ps_len)
+        memcpy(t + ps_at, ps, ps_len);
+    if (iim_len)
+        memcpy(t + iim_at, iim, iim_len);
     unsigned char *d = t;
     put16le(d, nent);
     d += 2;
@@ -1181,6 +1190,15 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
         ENT(VKI_TIFF_TAG_XMP, 1, (uint32_t)xmp_len, xmp_len <= 4 ? 0 : (uint32_t)(ifd + xmp_at));
         if (xmp_len <= 4) /* inline */
             memcpy(d - 4, xmp, xmp_len);
+    }
+    if (iim_longs) /* IPTC-NAA */
+        ENT(VKI_TIFF_TAG_IPTC, 4, (uint32_t)iim_longs, iim_longs == 1 ? 0 : (uint32_t)(ifd + iim_at));
+    if (iim_longs == 1)
+        memcpy(d - 4, iim, iim_len);
+    if (ps_len) { /* Photoshop, BYTE */
+        ENT(VKI_TIFF_TAG_PHOTOSHOP, 1, (uint32_t)ps_len, ps_len <= 4 ? 0 : (uint32_t)(ifd + ps_at));
+        if (ps_len <= 4)
+            memcpy(d - 4, ps, ps_len);
     }
     if (icc_len)
         ENT(T_ICC, 7, (uint32_t)icc_len, icc_len <= 4 ? 0 : (uint32_t)(ifd + icc_at));

@@ -6,7 +6,9 @@
  * chunks, eXIf and a compressed iTXt before IDAT or after it as libpng writes them),
  * and checks what vkimg wrote from them: pixels (the stored ones, or upright by the
  * reference of the EXIF orientations, tests/ops/remap_ref.h), orientation, and the
- * EXIF, XMP and ICC bytes.
+ * EXIF, XMP and ICC bytes. The JPEGs carry Photoshop's image resources too (APP13
+ * segments, an IPTC record; over two segments beside a profile of over 65519 bytes),
+ * which JPEG and TIFF outputs keep and the others cannot.
  *
  *   meta_tool make FILE KIND W H C BITS ORIENT ORDER ICC SEED
  *       KIND jpg | png | png-late (eXIf after IDAT); ORIENT 0: no EXIF block, 1..8:
@@ -18,6 +20,7 @@
  *   meta_tool icc FILE: the ICC profile's size and colour space
  *   meta_tool xmp FILE: the XMP packet's size, a hash of its bytes with its
  *       tiff:Orientation set to 1, and that orientation as it is (0: none)
+ *   meta_tool iptc FILE: the Photoshop resources' size and a hash of their bytes
  * Exit 0 when everything matches; otherwise each difference on stderr, exit 1. */
 #include "bbuf.h"
 #include "io_util.h"
@@ -123,6 +126,33 @@ static bbuf xmp_packet(int orient, unsigned long long seed)
     return b;
 }
 
+/* Photoshop's image resources as an APP13 holds them: an IPTC record (its version and a
+ * caption from the seed), and where big is set a second resource of 70001 bytes (an
+ * odd size: a padding byte follows). */
+static bbuf photoshop_irb(unsigned long long seed, int big)
+{
+    bbuf iim = { 0 }, b = { 0 };
+    char caption[64];
+    const int cn = snprintf(caption, sizeof caption, "vkimg test caption %llu", seed);
+    bb_put(&iim, "\x1c\x02\x00\x00\x02\x00\x04\x1c\x02\x78", 10); /* ApplicationRecordVersion 4, Caption */
+    bb_be16(&iim, (unsigned)cn);
+    bb_put(&iim, caption, (size_t)cn);
+    bb_put(&b, "8BIM\x04\x04\x00\x00", 8); /* IPTC-NAA, no name */
+    bb_be32(&b, (uint32_t)iim.n);
+    bb_put(&b, iim.p, iim.n);
+    if (iim.n & 1)
+        bb_u8(&b, 0);
+    if (big) {
+        bb_put(&b, "8BIM\x0f\xa0\x03" "abc", 10); /* a name of 3 bytes: no padding */
+        bb_be32(&b, 70001);
+        for (uint32_t i = 0; i < 70001; i++)
+            bb_u8(&b, (unsigned)(i * 7 + seed) & 255);
+        bb_u8(&b, 0);
+    }
+    free(iim.p);
+    return b;
+}
+
 /* An ICC profile's bytes for an image of c channels: its size, the colour space
  * ('GRAY' or 'RGB ') and 'acsp' where a profile has them, the rest random. */
 static bbuf icc_profile(size_t n, unsigned long long seed, int c)
@@ -153,7 +183,8 @@ static vkimg_image pixels(int w, int h, int c, int bits, unsigned long long seed
     return im;
 }
 
-static int make_jpeg(const char *path, const vkimg_image *im, const bbuf *exif, const bbuf *xmp, const bbuf *icc)
+static int make_jpeg(const char *path, const vkimg_image *im, const bbuf *exif, const bbuf *xmp, const bbuf *irb,
+                     const bbuf *icc)
 {
     tjhandle tj = tjInitCompress();
     unsigned char *jpg = NULL;
@@ -177,6 +208,13 @@ static int make_jpeg(const char *path, const vkimg_image *im, const bbuf *exif, 
         bb_be16(&f, (unsigned)(2 + 29 + xmp->n));
         bb_put(&f, "http://ns.adobe.com/xap/1.0/", 29);
         bb_put(&f, xmp->p, xmp->n);
+    }
+    for (size_t at = 0; at < irb->n; at += 65519) {
+        const size_t m = irb->n - at < 65519 ? irb->n - at : 65519;
+        bb_be16(&f, 0xffed);
+        bb_be16(&f, (unsigned)(2 + 14 + m));
+        bb_put(&f, "Photoshop 3.0\0", 14);
+        bb_put(&f, irb->p + at, m);
     }
     size_t chunk = 65519, nseg = (icc->n + chunk - 1) / chunk;
     for (size_t k = 0; k < nseg; k++) {
@@ -304,7 +342,12 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
     bbuf exif = orient ? exif_block(orient, order) : (bbuf){ 0 };
     bbuf xmp = orient ? xmp_packet(orient, seed) : (bbuf){ 0 };
     bbuf icc = icc_profile(icc_n, seed, in.c);
+    const int jpeg_in = vkimg_file_kind_of(in_path) == VKIMG_FILE_JPEG;
+    const vkimg_file_kind ko = vkimg_file_kind_of(out_path);
+    bbuf irb = orient && jpeg_in ? photoshop_irb(seed, icc_n > 65519) : (bbuf){ 0 };
     /* the input is what make wrote */
+    EXPECT(same_bytes(mi.iptc, mi.iptc_len, irb.p, irb.n),
+           "%s: the input's Photoshop resources (%zu bytes) are not the ones made (%zu)", in_path, mi.iptc_len, irb.n);
     EXPECT(same_bytes(mi.xmp, mi.xmp_len, xmp.p, xmp.n), "%s: the input's XMP (%zu bytes) is not the one made (%zu)",
            in_path, mi.xmp_len, xmp.n);
     EXPECT(mi.orientation == o, "%s: the input's orientation %d, want %d", in_path, mi.orientation, o);
@@ -345,8 +388,8 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
     /* metadata: none with --strip; else the profile as it was, the EXIF as it was but
      * for the orientation, which says 1 once applied */
     if (strip) {
-        EXPECT(!mo.exif && !mo.icc && !mo.xmp, "%s: --strip, but EXIF %zu, XMP %zu and ICC %zu bytes", out_path,
-               mo.exif_len, mo.xmp_len, mo.icc_len);
+        EXPECT(!mo.exif && !mo.icc && !mo.xmp && !mo.iptc, "%s: --strip, but EXIF %zu, XMP %zu, ICC %zu and "
+               "Photoshop %zu bytes", out_path, mo.exif_len, mo.xmp_len, mo.icc_len, mo.iptc_len);
         EXPECT(mo.orientation == 1, "%s: --strip: orientation %d", out_path, mo.orientation);
     } else {
         bbuf ex = orient ? exif_block(noauto || !tagged ? orient : 1, order) : (bbuf){ 0 };
@@ -358,6 +401,9 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
         EXPECT(same_bytes(mo.xmp, mo.xmp_len, xo.p, xo.n), "%s: XMP of %zu bytes, want the input's %zu with "
                "tiff:Orientation %d", out_path, mo.xmp_len, xo.n, noauto ? o : 1);
         free(xo.p);
+        const int keeps = ko == VKIMG_FILE_JPEG || ko == VKIMG_FILE_TIFF; /* PNG and WebP have no place */
+        EXPECT(keeps ? same_bytes(mo.iptc, mo.iptc_len, irb.p, irb.n) : !mo.iptc,
+               "%s: Photoshop resources of %zu bytes, want %zu", out_path, mo.iptc_len, keeps ? irb.n : 0);
         EXPECT(same_bytes(mo.icc, mo.icc_len, icc.p, icc.n), "%s: ICC profile of %zu bytes, want the input's %zu",
                out_path, mo.icc_len, icc.n);
         if (icc.n && mi.icc_name[0] && vkimg_file_kind_of(out_path) == VKIMG_FILE_PNG)
@@ -367,6 +413,7 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
     }
     free(exif.p);
     free(xmp.p);
+    free(irb.p);
     free(icc.p);
     vkimg_image_free(&want);
     vkimg_image_free(&in);
@@ -374,6 +421,15 @@ static int check(const char *in_path, const char *out_path, int orient, const ch
     vkimg_meta_free(&mi);
     vkimg_meta_free(&mo);
     return fails ? 1 : 0;
+}
+
+/* FNV-1a of n bytes */
+static uint64_t fnv(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
 }
 
 /* The metadata of a file (the image loaded and freed): 0, or 1 with the reason on stderr. */
@@ -398,10 +454,12 @@ int main(int argc, char **argv)
         bbuf exif = orient ? exif_block(orient, argv[9]) : (bbuf){ 0 };
         bbuf xmp = orient ? xmp_packet(orient, seed) : (bbuf){ 0 };
         bbuf icc = icc_profile((size_t)strtoull(argv[10], NULL, 10), seed, c);
-        int rc = !strcmp(argv[3], "jpg") ? make_jpeg(argv[2], &im, &exif, &xmp, &icc)
+        bbuf irb = orient ? photoshop_irb(seed, icc.n > 65519) : (bbuf){ 0 };
+        int rc = !strcmp(argv[3], "jpg") ? make_jpeg(argv[2], &im, &exif, &xmp, &irb, &icc)
                                           : make_png(argv[2], &im, &exif, &xmp, &icc, !strcmp(argv[3], "png-late"));
         free(exif.p);
         free(xmp.p);
+        free(irb.p);
         free(icc.p);
         vkimg_image_free(&im);
         return rc ? 1 : 0;
@@ -430,16 +488,21 @@ int main(int argc, char **argv)
                 m.xmp[i + kn] = '1';
                 break;
             }
-        uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-        for (size_t i = 0; i < m.xmp_len; i++)
-            h = (h ^ m.xmp[i]) * 0x100000001b3ull;
-        printf("%zu %016llx %d\n", m.xmp_len, (unsigned long long)h, o);
+        printf("%zu %016llx %d\n", m.xmp_len, (unsigned long long)fnv(m.xmp, m.xmp_len), o);
+        vkimg_meta_free(&m);
+        return 0;
+    }
+    if (argc == 3 && !strcmp(argv[1], "iptc")) {
+        if (load_meta(argv[2], &m))
+            return 1;
+        printf("%zu %016llx\n", m.iptc_len, (unsigned long long)fnv(m.iptc, m.iptc_len));
         vkimg_meta_free(&m);
         return 0;
     }
     fprintf(stderr, "usage: meta_tool make FILE jpg|png|png-late W H C BITS ORIENT II|MM ICC SEED\n"
                     "       meta_tool check IN OUT ORIENT II|MM ICC SEED auto|noauto|strip|strip-noauto|auto-lossy\n"
                     "       meta_tool icc FILE\n"
-                    "       meta_tool xmp FILE\n");
+                    "       meta_tool xmp FILE\n"
+                    "       meta_tool iptc FILE\n");
     return 2;
 }

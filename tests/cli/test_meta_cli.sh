@@ -133,7 +133,12 @@ else bad "gray -> WebP: vkimg failed"; fi
 # GRAY profile fits its gray TIFF
 for name in j6 jbig j9; do
     if "$V" -q -i "$T/in/$name.jpg" -o "$T/out/$name.tif" -f copy &&
-        "$V" -q -i "$T/out/$name.tif" -o "$T/out/$name.fromtif.png" -f copy; then
+        "$V" -q -i "$T/out/$name.tif" -o "$T/out/$name.fromtif.png" -f copy &&
+        "$V" -q -i "$T/out/$name.tif" -o "$T/out/$name.fromtif.jpg" -f copy; then
+        want_ps=$("$M" iptc "$T/in/$name.jpg")
+        check "$name -> TIFF: the Photoshop resources kept (${want_ps%% *} bytes)" \
+            [ "$("$M" iptc "$T/out/$name.tif")" = "$want_ps" -a "${want_ps%% *}" -gt 0 ]
+        check "$name -> TIFF -> JPEG: the Photoshop resources kept" [ "$("$M" iptc "$T/out/$name.fromtif.jpg")" = "$want_ps" ]
         want=$("$M" icc "$T/in/$name.jpg")
         check "$name -> TIFF: the ICC profile kept ($want)" [ "$("$M" icc "$T/out/$name.tif")" = "$want" ]
         check "$name -> TIFF -> PNG: the ICC profile kept" [ "$("$M" icc "$T/out/$name.fromtif.png")" = "$want" ]
@@ -158,6 +163,7 @@ else bad "j6 -> TIFF --no-auto-orient: vkimg failed"; fi
 if "$V" -q -i "$T/in/j6.jpg" -o "$T/out/j6.strip.tif" -f copy --strip; then
     check "--strip: a TIFF without the profile" [ "$("$M" icc "$T/out/j6.strip.tif")" = "0 -" ]
     check "--strip: a TIFF without the XMP" [ "$("$M" xmp "$T/out/j6.strip.tif" | cut -d' ' -f1)" = 0 ]
+    check "--strip: a TIFF without the Photoshop resources" [ "$("$M" iptc "$T/out/j6.strip.tif" | cut -d' ' -f1)" = 0 ]
 else bad "--strip TIFF: vkimg failed"; fi
 
 # the file itself as the output (atomic replace): the tag it had is now 1

@@ -357,6 +357,9 @@ static unsigned char *roundtrip(const char *what, add_fn add, read_fn rd, const 
           r.exif_len, m->exif_len);
     CHECK(same(r.xmp, r.xmp_len, m->xmp, m->xmp ? m->xmp_len : 0), "%s: XMP %zu bytes back, %zu put in", what,
           r.xmp_len, m->xmp_len);
+    const bool ps = rd == vki_meta_read_jpeg; /* (PNG has no place for Photoshop's resources) */
+    CHECK(same(r.iptc, r.iptc_len, ps ? m->iptc : NULL, ps && m->iptc ? m->iptc_len : 0),
+          "%s: Photoshop resources %zu bytes back, %zu put in", what, r.iptc_len, m->iptc_len);
     int want_o = m->exif ? vki_exif_orientation(m->exif, m->exif_len) : 1; /* the EXIF's, never the XMP's */
     CHECK(r.orientation == want_o, "%s: orientation %d, expected %d", what, r.orientation, want_o);
     CHECK((r.icc == NULL) == (r.icc_len == 0) && (r.exif == NULL) == (r.exif_len == 0) &&
@@ -2406,6 +2409,151 @@ static void test_xmp_webp_tiff(void)
     free(pk2);
 }
 
+/* ------------------------------------------------------------------ Photoshop resources */
+
+/* Photoshop's image resources: an IPTC record of iim bytes, then (big) a resource of
+ * 70001 bytes with a name of 3 bytes; every size odd, so each is padded. */
+static unsigned char *make_irb(size_t iim, bool big, size_t *len)
+{
+    bbuf b = { 0 };
+    bb_put(&b, "8BIM\x04\x04\x00\x00", 8);
+    bb_be32(&b, (uint32_t)iim);
+    for (size_t i = 0; i < iim; i++)
+        bb_u8(&b, (unsigned)(i ? 'a' + i % 26 : 0x1c));
+    if (iim & 1)
+        bb_u8(&b, 0);
+    if (big) {
+        bb_put(&b, "8BIM\x0f\xa0\x03" "abc", 10);
+        bb_be32(&b, 70001);
+        for (size_t i = 0; i < 70001; i++)
+            bb_u8(&b, (unsigned)t_rand(&g_seed) & 255);
+        bb_u8(&b, 0);
+    }
+    *len = b.n;
+    return b.p;
+}
+
+/* vki_irb_find and vki_irb_whole on blocks whole, cut and malformed */
+static void test_irb(void)
+{
+    size_t n, len = 0;
+    unsigned char *r = make_irb(37, true, &n);
+    const unsigned char *d = vki_irb_find(r, n, VKI_IRB_IPTC, &len);
+    CHECK(d == r + 12 && len == 37, "the IPTC record found at %td, %zu bytes", d ? d - r : -1, len);
+    d = vki_irb_find(r, n, 0x0fa0, &len);
+    CHECK(d == r + 12 + 38 + 14 && len == 70001, "the second resource at %td, %zu bytes", d ? d - r : -1, len);
+    CHECK(!vki_irb_find(r, n, 0x0405, &len), "no resource 0x0405");
+    CHECK(vki_irb_whole(r, n) && vki_irb_whole(r, n - 1), "whole (the last padding byte may be missing)");
+    size_t bad = 0;
+    for (size_t k = 0; k < n - 1; k++) { /* every cut: not whole; what is found lies inside the cut */
+        unsigned char *c = exact_copy(r, k);
+        bad += vki_irb_whole(c, k) != (k == 49 || k == 50); /* (the first resource alone is whole) */
+        const unsigned char *f = vki_irb_find(c, k, 0x0fa0, &len);
+        bad += f != NULL;
+        f = vki_irb_find(c, k, VKI_IRB_IPTC, &len);
+        bad += f ? (size_t)(f - c) + len > k : k >= 49;
+        free(c);
+    }
+    CHECK(bad == 0, "%zu cuts judged wrongly", bad);
+    r[50 + 10] = 0xff; /* the second resource's size past the end */
+    CHECK(!vki_irb_whole(r, n) && !vki_irb_find(r, n, 0x0fa0, &len), "a size past the end");
+    r[0] = 'X';
+    CHECK(!vki_irb_whole(r, n) && !vki_irb_find(r, n, VKI_IRB_IPTC, &len), "not 8BIM");
+    CHECK(!vki_irb_whole(NULL, 0) && !vki_irb_whole(r, 0), "empty");
+    free(r);
+}
+
+/* Photoshop's resources in real JPEGs: written as APP13 "Photoshop 3.0" segments of at
+ * most 65519 bytes after the ICC profile, read back joined, byte for byte; an input's
+ * own replaced; segments that do not join into whole resources, or one cut off, give
+ * none (the cut an error). */
+static void test_irb_jpeg(void)
+{
+    size_t jn;
+    unsigned char *jpg = make_jpeg(3, &jn);
+    int w0, h0;
+    unsigned char *px0 = tj_pixels(jpg, jn, &w0, &h0);
+    for (int big = 0; big < 2; big++) {
+        char what[64];
+        snprintf(what, sizeof what, "Photoshop resources, big %d", big);
+        vki_meta m = { 0 };
+        m.iptc = make_irb(21, big, &m.iptc_len);
+        m.icc = make_icc(300);
+        m.icc_len = 300;
+        size_t on;
+        unsigned char *o = roundtrip(what, vki_jpeg_add_meta, vki_meta_read_jpeg, jpg, jn, &m, &on);
+        if (!o) {
+            vki_meta_free(&m);
+            continue;
+        }
+        int mk[64], seq[8], nseq, count;
+        const int k = jpeg_markers(o, on, mk, 64, seq, &nseq, &count);
+        int n13 = 0, after_icc = 1;
+        for (int i = 0; i < k; i++) {
+            n13 += mk[i] == 0xed;
+            if (mk[i] == 0xe2 && n13)
+                after_icc = 0;
+        }
+        CHECK(n13 == (big ? 2 : 1) && after_icc, "%s: %d APP13 segments, after the ICC profile %d", what, n13,
+              after_icc);
+        int w, h;
+        unsigned char *px = tj_pixels(o, on, &w, &h);
+        CHECK(px && px0 && w == w0 && h == h0 && !memcmp(px, px0, (size_t)w * (size_t)h * 3), "%s: same pixels", what);
+        free(px);
+        /* replaced by other resources; kept when the metadata has none */
+        vki_meta m2 = { 0 }, r;
+        m2.iptc = make_irb(13, false, &m2.iptc_len);
+        size_t on2 = 0;
+        unsigned char *o2 = NULL;
+        CHECK(vki_jpeg_add_meta(o, on, &m2, &o2, &on2, NULL, NULL) == 0 && vki_meta_read_jpeg(o2, on2, &r, NULL) == 0 &&
+                  same(r.iptc, r.iptc_len, m2.iptc, m2.iptc_len) && same(r.icc, r.icc_len, m.icc, m.icc_len),
+              "%s: replaced (the profile kept)", what);
+        vki_meta_free(&r);
+        vki_meta m3 = { 0 };
+        m3.xmp = (unsigned char *)strdup("<x/>");
+        m3.xmp_len = 4;
+        unsigned char *o3 = NULL;
+        size_t on3 = 0;
+        CHECK(o2 && vki_jpeg_add_meta(o2, on2, &m3, &o3, &on3, NULL, NULL) == 0 &&
+                  vki_meta_read_jpeg(o3, on3, &r, NULL) == 0 && same(r.iptc, r.iptc_len, m2.iptc, m2.iptc_len),
+              "%s: kept beside new XMP", what);
+        vki_meta_free(&r);
+        /* every cut: the resources whole or absent, none after an error; a cut inside an APP13 an error */
+        size_t bad = 0, app13 = 0;
+        for (size_t cut = 2; cut < on; cut++) {
+            unsigned char *c = exact_copy(o, cut);
+            vkimg_err e;
+            const int rc = vki_meta_read_jpeg(c, cut, &r, &e);
+            bad += rc ? r.iptc != NULL : r.iptc && !same(r.iptc, r.iptc_len, m.iptc, m.iptc_len);
+            app13 += rc && strstr(e.msg, "APP13") != NULL;
+            if (!rc)
+                vki_meta_free(&r);
+            free(c);
+        }
+        CHECK(bad == 0 && app13 >= m.iptc_len, "%s: %zu cuts read wrongly, %zu APP13 errors", what, bad, app13);
+        free(o);
+        free(o2);
+        free(o3);
+        vki_meta_free(&m);
+        vki_meta_free(&m2);
+        vki_meta_free(&m3);
+    }
+    /* APP13 segments that are not whole resources (one of two missing, or not 8BIM): none */
+    size_t n;
+    unsigned char *irb = make_irb(21, true, &n);
+    bbuf extra = { 0 }, junk = { 0 };
+    app_seg(&extra, 0xed, "Photoshop 3.0", 14, irb, 65519); /* the first of two segments only */
+    app_seg(&junk, 0xed, "Photoshop 3.0", 14, "not resources", 13);
+    size_t fn, gn;
+    unsigned char *f = jpeg_insert(jpg, jn, &extra, &fn), *g = jpeg_insert(jpg, jn, &junk, &gn);
+    vki_meta r;
+    CHECK(vki_meta_read_jpeg(f, fn, &r, NULL) == 0 && !r.iptc, "a segment missing: no resources");
+    vki_meta_free(&r);
+    CHECK(vki_meta_read_jpeg(g, gn, &r, NULL) == 0 && !r.iptc, "not 8BIM blocks: no resources");
+    vki_meta_free(&r);
+    free(f), free(g), free(extra.p), free(junk.p), free(irb), free(px0), free(jpg);
+}
+
 int main(void)
 {
     test_orientation();
@@ -2427,5 +2575,7 @@ int main(void)
     test_xmp_png_read();
     test_xmp_png_truncated();
     test_xmp_webp_tiff();
+    test_irb();
+    test_irb_jpeg();
     return t_done("test_meta");
 }

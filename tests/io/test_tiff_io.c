@@ -479,6 +479,15 @@ static void test_jpeg(void)
 
 /* ------------------------------------------------------------ writing */
 
+/* An IPTC record (ApplicationRecordVersion 4, a caption) of n bytes (n >= 13) */
+static void make_iim(unsigned char *p, size_t n)
+{
+    memcpy(p, "\x1c\x02\x00\x00\x02\x00\x04\x1c\x02\x78", 10);
+    p[10] = (unsigned char)((n - 13) >> 8), p[11] = (unsigned char)(n - 13);
+    for (size_t i = 12; i < n; i++)
+        p[i] = (unsigned char)('a' + i % 26);
+}
+
 static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool deflate, const unsigned char *icc,
                         size_t icc_len)
 {
@@ -505,8 +514,14 @@ static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool defla
     const size_t xmp_len = !icc_len ? 0 : icc_len <= 4 ? icc_len - 1 : 5 + icc_len % 500;
     for (size_t i = 0; i < xmp_len; i++)
         xmp[i] = (char)('A' + (i * 7 + icc_len) % 26);
+    /* and Photoshop's resources: an IPTC record of odd size (33723 pads it to LONGs) and another resource */
+    unsigned char irb[12 + 21 + 1 + 12 + 3 + 1] = "8BIM\4\4\0\0\0\0\0\x15";
+    make_iim(irb + 12, 21);
+    memcpy(irb + 34, "8BIM\x03\xed\0\0\0\0\0\3xyz", 15);
+    const size_t irb_len = icc_len > 4 ? sizeof irb : 0;
     const vkimg_meta meta = { .icc = (unsigned char *)icc, .icc_len = icc_len, .orientation = 1,
-                              .xmp = xmp_len ? (unsigned char *)xmp : NULL, .xmp_len = xmp_len };
+                              .xmp = xmp_len ? (unsigned char *)xmp : NULL, .xmp_len = xmp_len,
+                              .iptc = irb_len ? irb : NULL, .iptc_len = irb_len };
     int rc = vki_tiff_encode_ex(&im, &meta, deflate, 2, &f, &flen, &e);
     CHECK(rc == 0, "line %d: encode %dx%dx%d: %s", line, w, h, c, e.msg);
     if (rc) {
@@ -541,6 +556,16 @@ static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool defla
         const int have_xmp = TIFFGetField(t, TIFFTAG_XMLPACKET, &xn, &xp);
         CHECK(xmp_len ? have_xmp && xn == xmp_len && !memcmp(xp, xmp, xmp_len) : !have_xmp,
               "line %d: XMP of %zu bytes, libtiff reads %u", line, xmp_len, have_xmp ? xn : 0);
+        uint32_t pn = 0, in = 0;
+        void *pp = NULL, *ip = NULL;
+        const int have_ps = TIFFGetField(t, TIFFTAG_PHOTOSHOP, &pn, &pp);
+        const int have_iim = TIFFGetField(t, TIFFTAG_RICHTIFFIPTC, &in, &ip);
+        static const unsigned char zeros[3];
+        CHECK(irb_len ? have_ps && pn == irb_len && !memcmp(pp, irb, irb_len) && have_iim && in == 24 &&
+                            !memcmp(ip, irb + 12, 21) && !memcmp((unsigned char *)ip + 21, zeros, 3)
+                      : !have_ps && !have_iim,
+              "line %d: Photoshop resources of %zu bytes, libtiff reads %u (IPTC: %u bytes)", line, irb_len,
+              have_ps ? pn : 0, have_iim ? in : 0);
         CHECK(tw == (uint32_t)w && th == (uint32_t)h && spp == c && bps == vkimg_fmt_size(fmt) * 8,
               "line %d: tags %ux%u spp %u bps %u", line, tw, th, spp, bps);
         CHECK(comp == (deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE) &&
@@ -579,7 +604,8 @@ static void encode_case(int line, int w, int h, int c, vkimg_fmt fmt, bool defla
     vkimg_meta m;
     rc = vki_meta_read(f, flen, &m, &e);
     CHECK(rc == 0 && m.icc_len == icc_len && (!icc_len || !memcmp(m.icc, icc, icc_len)) && !m.exif &&
-              m.orientation == 1 && m.xmp_len == xmp_len && (!xmp_len || !memcmp(m.xmp, xmp, xmp_len)),
+              m.orientation == 1 && m.xmp_len == xmp_len && (!xmp_len || !memcmp(m.xmp, xmp, xmp_len)) &&
+              m.iptc_len == irb_len && (!irb_len || !memcmp(m.iptc, irb, irb_len)),
           "line %d: vki_meta_read: %s, ICC %zu bytes", line, rc ? e.msg : "", rc ? 0 : m.icc_len);
     if (!rc)
         vki_meta_free(&m);
@@ -746,6 +772,9 @@ static int write_exif_tiff(const char *path, int le, int o, bool exif, size_t ma
     TIFFSetField(t, TIFFTAG_MAKE, "vkimg test camera");
     TIFFSetField(t, TIFFTAG_SOFTWARE, "libtiff");
     TIFFSetField(t, TIFFTAG_XMLPACKET, (uint32_t)(sizeof exif_tiff_xmp - 1), exif_tiff_xmp);
+    uint32_t iim[8]; /* an IPTC record alone (tag 33723, LONGs), as exiftool writes one */
+    make_iim((unsigned char *)iim, sizeof iim);
+    TIFFSetField(t, TIFFTAG_RICHTIFFIPTC, (uint32_t)sizeof iim, iim); /* (libtiff 4.5 counts its bytes) */
     if (o)
         TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)o);
     if (dpi) {
@@ -835,6 +864,11 @@ static void test_exif(void)
             CHECK(vki_exif_byte_order(m.exif, m.exif_len) == le, "case %d/%zu: byte order", le, k);
             CHECK(m.xmp_len == sizeof exif_tiff_xmp - 1 && !memcmp(m.xmp, exif_tiff_xmp, m.xmp_len),
                   "case %d/%zu: XMP of %zu bytes, libtiff wrote %zu", le, k, m.xmp_len, sizeof exif_tiff_xmp - 1);
+            unsigned char iim[32], irb[44] = "8BIM\4\4\0\0\0\0\0\x20"; /* tag 33723 as one 8BIM resource */
+            make_iim(iim, sizeof iim);
+            memcpy(irb + 12, iim, sizeof iim);
+            CHECK(m.iptc_len == sizeof irb && !memcmp(m.iptc, irb, sizeof irb),
+                  "case %d/%zu: tag 33723 as Photoshop resources: %zu bytes", le, k, m.iptc_len);
             const int want_o = cases[k].o ? cases[k].o : 1;
             CHECK(m.orientation == want_o && vki_exif_orientation(m.exif, m.exif_len) == want_o,
                   "case %d/%zu: orientation %d, block's %d, want %d", le, k, m.orientation,
