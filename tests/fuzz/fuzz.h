@@ -116,6 +116,8 @@ static inline void fuzz_check_meta(const vkimg_meta *m, bool tiff)
     FUZZ_CHECK(!m->icc == !m->icc_len, "icc %p, %zu bytes", (void *)m->icc, m->icc_len);
     FUZZ_CHECK(!m->exif == !m->exif_len, "exif %p, %zu bytes", (void *)m->exif, m->exif_len);
     FUZZ_CHECK(!m->xmp == !m->xmp_len, "xmp %p, %zu bytes", (void *)m->xmp, m->xmp_len);
+    FUZZ_CHECK(!m->iptc == !m->iptc_len, "iptc %p, %zu bytes", (void *)m->iptc, m->iptc_len);
+    FUZZ_CHECK(tiff || !m->iptc || vki_irb_whole(m->iptc, m->iptc_len), "a JPEG's Photoshop resources not whole");
     FUZZ_CHECK(memchr(m->icc_name, 0, sizeof m->icc_name) != NULL, "icc_name not terminated");
     FUZZ_CHECK(m->orientation >= 1 && m->orientation <= 8, "orientation %d", m->orientation);
     if (m->exif) {
@@ -167,7 +169,7 @@ static inline void fuzz_tiff_rewrite(const vkimg_image *im)
  * and, where an EXIF block comes back, one as the readers promise. */
 static inline void fuzz_tiff_meta(const vkimg_meta *m)
 {
-    if (!m->exif && !m->icc && !m->xmp && m->orientation == 1)
+    if (!m->exif && !m->icc && !m->xmp && !m->iptc && m->orientation == 1)
         return;
     static unsigned char px[18] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18 };
     const vkimg_image im = { .w = 3, .h = 2, .c = 3, .fmt = VKIMG_U8, .data = px };
@@ -186,6 +188,8 @@ static inline void fuzz_tiff_meta(const vkimg_meta *m)
                    m->icc_len, bm.icc_len);
         FUZZ_CHECK(fuzz_same_bytes(m->xmp, m->xmp_len, bm.xmp, bm.xmp_len), "XMP of %zu bytes written, %zu read",
                    m->xmp_len, bm.xmp_len);
+        FUZZ_CHECK(fuzz_same_bytes(m->iptc, m->iptc_len, bm.iptc, bm.iptc_len),
+                   "Photoshop resources of %zu bytes written, %zu read", m->iptc_len, bm.iptc_len);
         vki_meta_free(&bm);
     }
     free(out);
@@ -274,6 +278,9 @@ static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const v
         if (!(dropped & VKI_META_DROPPED_XMP))
             FUZZ_CHECK(fuzz_same_bytes(m->xmp, m->xmp_len, back.xmp, back.xmp_len),
                        "XMP of %zu bytes written, %zu read back", m->xmp_len, back.xmp_len);
+        if (jpeg) /* (PNG and WebP have no place for them) */
+            FUZZ_CHECK(fuzz_same_bytes(m->iptc, m->iptc_len, back.iptc, back.iptc_len),
+                       "Photoshop resources of %zu bytes written, %zu read back", m->iptc_len, back.iptc_len);
         if (!(dropped & VKI_META_DROPPED_ICC)) {
             FUZZ_CHECK(fuzz_same_bytes(m->icc, m->icc_len, back.icc, back.icc_len),
                        "ICC profile of %zu bytes written, %zu read back", m->icc_len, back.icc_len);
@@ -460,7 +467,7 @@ static inline void fuzz_one_load(const uint8_t *data, size_t size)
         fuzz_tiff_meta(&m);
     } else {
         fuzz_check_error(mrc, &me, VKIMG_E_RUNTIME, NULL);
-        FUZZ_CHECK(!m.icc && !m.exif && !m.xmp && m.orientation == 1, "metadata left after an error");
+        FUZZ_CHECK(!m.icc && !m.exif && !m.xmp && !m.iptc && m.orientation == 1, "metadata left after an error");
     }
     vki_meta_free(&m);
     vkimg_image_free(&im);

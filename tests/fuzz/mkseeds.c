@@ -871,8 +871,12 @@ int main(int argc, char **argv)
     static char xmp_be[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-"
                            "rdf-syntax-ns#\"><rdf:Description rdf:about=\"\"><tiff:Orientation>8</tiff:Orientation>"
                            "</rdf:Description></rdf:RDF></x:xmpmeta>";
+    /* Photoshop's resources: an IPTC record (version, a caption) and a resource with a name */
+    static unsigned char irb[] = "8BIM\x04\x04\0\0\0\0\0\x10\x1c\x02\0\0\x02\0\x04\x1c\x02\x78\0\x04"
+                                 "fuzz"
+                                 "8BIM\x03\xed\x02hi\0\0\0\0\x03\x01\x02\x03";
     vkimg_meta m = { .icc = icc.p, .icc_len = icc.n, .exif = exif.p, .exif_len = exif.n, .orientation = 6,
-                     .xmp = (unsigned char *)xmp, .xmp_len = sizeof xmp - 1 };
+                     .xmp = (unsigned char *)xmp, .xmp_len = sizeof xmp - 1, .iptc = irb, .iptc_len = sizeof irb - 1 };
     snprintf(m.icc_name, sizeof m.icc_name, "fuzz profile");
     vkimg_meta m_be = { .exif = exif_be.p, .exif_len = exif_be.n, .orientation = 8, .xmp = (unsigned char *)xmp_be,
                         .xmp_len = sizeof xmp_be - 1 };
