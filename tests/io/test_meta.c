@@ -1124,6 +1124,16 @@ static unsigned char *make_xmp(int orient, const char *tag, size_t n, size_t *le
     return b.p;
 }
 
+/* The first place of the string t in the n bytes at x (which need no NUL); NULL: none. */
+static const unsigned char *find_bytes(const unsigned char *x, size_t n, const char *t)
+{
+    const size_t tn = strlen(t);
+    for (size_t i = 0; tn <= n && i <= n - tn; i++)
+        if (!memcmp(x + i, t, tn))
+            return x + i;
+    return NULL;
+}
+
 /* n bytes of p in a buffer of exactly that size (1 byte for 0), so that ASan sees any
  * read past the end. */
 static unsigned char *exact_copy(const void *p, size_t n)
@@ -1352,15 +1362,15 @@ static void test_xmp_orientation(void)
         const unsigned char *x = packets[p].x;
         const size_t n = packets[p].n;
         /* the first digit, the end of its property (after the quote or the end tag) */
-        const char *s = strstr((const char *)x, "tiff:Orientation");
+        const unsigned char *s = find_bytes(x, n, "tiff:Orientation"); /* (attr has no NUL: not strstr) */
         size_t digit = 0, whole = 0, second_whole = n + 1;
-        for (size_t k = (size_t)(s - (const char *)x); k < n; k++)
+        for (size_t k = (size_t)(s - x); k < n; k++)
             if (x[k] >= '1' && x[k] <= '8') {
                 digit = k;
                 break;
             }
         whole = x[digit + 1] == '"' || x[digit + 1] == '\'' ? digit + 2
-                : (size_t)(strstr((const char *)x + digit, "</tiff:Orientation>") - (const char *)x) + 19;
+                : (size_t)(find_bytes(x + digit, n - digit, "</tiff:Orientation>") - x) + 19;
         if (p == 2)
             second_whole = n - strlen("</rdf:Description>");
         CHECK(vki_xmp_orientation(x, n) == packets[p].want, "packet %zu: orientation %d", p, packets[p].want);
