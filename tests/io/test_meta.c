@@ -2304,15 +2304,6 @@ static void test_xmp_png_truncated(void)
     free(png);
 }
 
-static void riff_chunk(bbuf *b, const char *type, const void *d, size_t n)
-{
-    bb_put(b, type, 4);
-    bb_le32(b, (uint32_t)n);
-    bb_put(b, d, n);
-    if (n & 1)
-        bb_u8(b, 0);
-}
-
 /* A TIFF (one 1x1 IFD) whose tag 700 has the type and count given, its values the
  * bytes of data (inline when they fit in 4 bytes). */
 static unsigned char *tiff_with_xmp(int le, unsigned type, uint32_t count, const unsigned char *data, size_t *len)
@@ -2350,11 +2341,11 @@ static void test_xmp_webp_tiff(void)
     {
         bbuf w = { 0 };
         bb_put(&w, "RIFF\0\0\0\0WEBP", 12);
-        riff_chunk(&w, "VP8X", "\x04\0\0\0\0\0\0\0\0\0", 10);
-        riff_chunk(&w, "XMP ", NULL, 0);
+        bb_riff_chunk(&w, "VP8X", "\x04\0\0\0\0\0\0\0\0\0", 10);
+        bb_riff_chunk(&w, "XMP ", NULL, 0);
         const size_t xo = w.n;
-        riff_chunk(&w, "XMP ", pk, pn);
-        riff_chunk(&w, "XMP ", pk2, p2n);
+        bb_riff_chunk(&w, "XMP ", pk, pn);
+        bb_riff_chunk(&w, "XMP ", pk2, p2n);
         const uint32_t rs = (uint32_t)(w.n - 8);
         memcpy(w.p + 4, (unsigned char[4]){ (unsigned char)rs, (unsigned char)(rs >> 8), (unsigned char)(rs >> 16),
                                             (unsigned char)(rs >> 24) },

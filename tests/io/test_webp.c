@@ -196,15 +196,6 @@ static void bb_le24(bbuf *b, uint32_t v)
     bb_u8(b, (v >> 16) & 0xff);
 }
 
-/* A RIFF chunk of n bytes of data, padded to an even size. */
-static void put_chunk(bbuf *b, const char *type, const void *d, size_t n)
-{
-    bb_put(b, type, 4);
-    bb_le32(b, (uint32_t)n);
-    bb_put(b, d, n);
-    if (n & 1)
-        bb_u8(b, 0);
-}
 
 /* VP8X flags (the extended format's header) */
 enum { FL_ANIM = 0x02, FL_XMP = 0x04, FL_EXIF = 0x08, FL_ALPHA = 0x10, FL_ICC = 0x20 };
@@ -671,7 +662,7 @@ static void test_lossy(void)
             const bool flagged = k & 1, alph = k & 2;
             bbuf b = { 0 };
             put_vp8x(&b, (flagged ? FL_ALPHA : 0) | FL_ICC, 45, 27);
-            put_chunk(&b, "ICCP", odd, sizeof odd);
+            bb_riff_chunk(&b, "ICCP", odd, sizeof odd);
             if (alph)
                 bb_put(&b, f4 + c4[a4].off, 8 + c4[a4].size + (c4[a4].size & 1));
             const unsigned char *v = alph ? f4 + c4[v4].off : f3 + c3[v3].off;
@@ -1072,7 +1063,7 @@ static void test_hostile(void)
     free(f);
     put_vp8x(&b, FL_ANIM | FL_ALPHA, 20000, 20000);
     const unsigned char anim[6] = { 0, 0, 0, 0, 0, 0 };
-    put_chunk(&b, "ANIM", anim, 6);
+    bb_riff_chunk(&b, "ANIM", anim, 6);
     f = riff(&b, &n);
     CHECK_BAD("animated VP8X 20000x20000", f, n, 0, "20000x20000", 1);
     free(f);
@@ -1115,11 +1106,11 @@ static void test_hostile(void)
     free(w.p);
     static const unsigned char hdr_only[12] = { 'R', 'I', 'F', 'F', 4, 0, 0, 0, 'W', 'E', 'B', 'P' };
     CHECK_BAD("RIFF WEBP and no chunk", hdr_only, 12, 0, "WebP", 1);
-    put_chunk(&b, "VP8L", NULL, 0);
+    bb_riff_chunk(&b, "VP8L", NULL, 0);
     f = riff(&b, &n);
     CHECK_BAD("an empty VP8L chunk", f, n, 0, "WebP", 1);
     free(f);
-    put_chunk(&b, "ABCD", "xyzw", 4);
+    bb_riff_chunk(&b, "ABCD", "xyzw", 4);
     f = riff(&b, &n);
     CHECK_BAD("an unknown chunk only", f, n, 0, "WebP", 1);
     free(f);
@@ -1400,7 +1391,7 @@ static void test_meta(void)
     bbuf b = { 0 };
     put_vp8x(&b, FL_EXIF, 37, 53);
     bb_put(&b, vp8l, vp8l_n);
-    put_chunk(&b, "EXIF", pay.p, pay.n);
+    bb_riff_chunk(&b, "EXIF", pay.p, pay.n);
     unsigned char *f = riff(&b, &n);
     EXPECT_META("EXIF with an Exif\\0\\0 prefix", f, n, NULL, 0, x, xl, 5);
     vkimg_image got;
@@ -1412,18 +1403,18 @@ static void test_meta(void)
     free(f);
     put_vp8x(&b, FL_EXIF | FL_ICC, 37, 53);
     unsigned char *icc1 = make_icc(131, "RGB "), *icc2 = make_icc(64, "RGB ");
-    put_chunk(&b, "ICCP", icc1, 131);
-    put_chunk(&b, "ICCP", icc2, 64);
+    bb_riff_chunk(&b, "ICCP", icc1, 131);
+    bb_riff_chunk(&b, "ICCP", icc2, 64);
     bb_put(&b, vp8l, vp8l_n);
-    put_chunk(&b, "EXIF", "Exif\0\0MM\0+junk", 14);
-    put_chunk(&b, "EXIF", y, yl);
-    put_chunk(&b, "EXIF", x, xl);
+    bb_riff_chunk(&b, "EXIF", "Exif\0\0MM\0+junk", 14);
+    bb_riff_chunk(&b, "EXIF", y, yl);
+    bb_riff_chunk(&b, "EXIF", x, xl);
     f = riff(&b, &n);
     EXPECT_META("two ICCP, EXIF of no TIFF block then two EXIF", f, n, icc1, 131, y, yl, 7);
     free(f);
     put_vp8x(&b, FL_EXIF, 37, 53);
     bb_put(&b, vp8l, vp8l_n);
-    put_chunk(&b, "EXIF", "Exif\0\0", 6);
+    bb_riff_chunk(&b, "EXIF", "Exif\0\0", 6);
     f = riff(&b, &n);
     EXPECT_META("EXIF of only Exif\\0\\0", f, n, NULL, 0, NULL, 0, 1);
     free(f);
@@ -1433,7 +1424,7 @@ static void test_meta(void)
     f = riff(&b, &n);
     bbuf after = { 0 };
     bb_put(&after, f, n);
-    put_chunk(&after, "ICCP", icc1, 131);
+    bb_riff_chunk(&after, "ICCP", icc1, 131);
     EXPECT_META("an ICCP after the RIFF", after.p, after.n, NULL, 0, NULL, 0, 1);
     free(after.p);
     free(f);
@@ -1447,7 +1438,7 @@ static void test_meta(void)
     EXPECT_META_ERROR("an ICCP of 1000 bytes in 50", f, n, "ICCP");
     free(f);
     put_vp8x(&b, FL_ICC | FL_EXIF, 37, 53);
-    put_chunk(&b, "EXIF", x, xl);
+    bb_riff_chunk(&b, "EXIF", x, xl);
     bb_put(&b, "ICCP", 4);
     bb_le32(&b, 132);
     bb_put(&b, icc1, 131);
@@ -1455,7 +1446,7 @@ static void test_meta(void)
     EXPECT_META_ERROR("an EXIF, then an ICCP a byte short", f, n, "ICCP");
     free(f);
     put_vp8x(&b, FL_ICC | FL_EXIF, 37, 53);
-    put_chunk(&b, "ICCP", icc1, 131);
+    bb_riff_chunk(&b, "ICCP", icc1, 131);
     bb_put(&b, vp8l, vp8l_n);
     bb_put(&b, "EXIF", 4);
     bb_le32(&b, 10000);
@@ -1465,7 +1456,7 @@ static void test_meta(void)
     free(f);
     /* the RIFF ends inside the ICCP, the buffer holds it all */
     put_vp8x(&b, FL_ICC, 37, 53);
-    put_chunk(&b, "ICCP", icc1, 131);
+    bb_riff_chunk(&b, "ICCP", icc1, 131);
     bb_put(&b, vp8l, vp8l_n);
     f = riff(&b, &n);
     f[4] = 4 + 18 + 8 + 100, f[5] = f[6] = f[7] = 0;
@@ -1473,7 +1464,7 @@ static void test_meta(void)
     free(f);
     /* a truncated chunk that is no metadata ends the scan without an error */
     put_vp8x(&b, FL_ICC, 37, 53);
-    put_chunk(&b, "ICCP", icc1, 131);
+    bb_riff_chunk(&b, "ICCP", icc1, 131);
     bb_put(&b, "ZZZZ", 4);
     bb_le32(&b, 5000);
     bb_put(&b, "<x:xmpmeta>", 11);
@@ -1482,7 +1473,7 @@ static void test_meta(void)
     free(f);
     /* an XMP chunk is metadata */
     put_vp8x(&b, FL_ICC | FL_XMP, 37, 53);
-    put_chunk(&b, "ICCP", icc1, 131);
+    bb_riff_chunk(&b, "ICCP", icc1, 131);
     bb_put(&b, "XMP ", 4);
     bb_le32(&b, 5000);
     bb_put(&b, "<x:xmpmeta>", 11);

@@ -34,3 +34,12 @@ void bb_le32(bbuf *b, uint32_t v) { bb_le16(b, v & 0xffff), bb_le16(b, v >> 16);
 void bb_be16(bbuf *b, unsigned v) { bb_u8(b, v >> 8), bb_u8(b, v); }
 void bb_be32(bbuf *b, uint32_t v) { bb_be16(b, v >> 16), bb_be16(b, v & 0xffff); }
 void bb_str(bbuf *b, const char *s) { bb_put(b, s, strlen(s)); }
+
+void bb_riff_chunk(bbuf *b, const char *type, const void *d, size_t n)
+{
+    bb_put(b, type, 4);
+    bb_le32(b, (uint32_t)n);
+    bb_put(b, d, n);
+    if (n & 1)
+        bb_u8(b, 0);
+}

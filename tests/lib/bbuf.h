@@ -18,5 +18,7 @@ void bb_le32(bbuf *b, uint32_t v);
 void bb_be16(bbuf *b, unsigned v);
 void bb_be32(bbuf *b, uint32_t v);
 void bb_str(bbuf *b, const char *s);
+/* A RIFF chunk (WebP): its type, n bytes of data, padded to an even size. */
+void bb_riff_chunk(bbuf *b, const char *type, const void *d, size_t n);
 
 #endif
