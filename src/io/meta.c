@@ -389,6 +389,18 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
     return 0;
 }
 
+/* A marker segment at o: the marker, its length, the idn bytes of id, the n bytes of d;
+ * returns its size. */
+static size_t put_segment(unsigned char *o, int marker, const void *id, size_t idn, const unsigned char *d, size_t n)
+{
+    o[0] = 0xff;
+    o[1] = (unsigned char)marker;
+    put16be(o + 2, (unsigned)(2 + idn + n));
+    memcpy(o + 4, id, idn);
+    memcpy(o + 4 + idn, d, n);
+    return 4 + idn + n;
+}
+
 int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, unsigned char **out, size_t *outlen,
                       unsigned *dropped, vkimg_err *e)
 {
@@ -446,43 +458,21 @@ int vki_jpeg_add_meta(const unsigned char *jpg, size_t len, const vki_meta *m, u
         int jfif = r == JSEG_OK && s.marker == 0xe0 && s.paylen >= 5 &&
                    (memcmp(jpg + s.pay, "JFIF", 5) == 0 || memcmp(jpg + s.pay, "JFXX", 5) == 0);
         if (!inserted && !jfif) {
-            if (exif_len) {
-                o[op] = 0xff;
-                o[op + 1] = 0xe1;
-                put16be(o + op + 2, (unsigned)(2 + 6 + exif_len));
-                memcpy(o + op + 4, exif_id, 6);
-                memcpy(o + op + 10, m->exif, exif_len);
-                op += 10 + exif_len;
-            }
-            if (xmp_len) {
-                o[op] = 0xff;
-                o[op + 1] = 0xe1;
-                put16be(o + op + 2, (unsigned)(2 + XMP_ID_LEN + xmp_len));
-                memcpy(o + op + 4, xmp_id, XMP_ID_LEN);
-                memcpy(o + op + 4 + XMP_ID_LEN, m->xmp, xmp_len);
-                op += 4 + XMP_ID_LEN + xmp_len;
-            }
+            if (exif_len)
+                op += put_segment(o + op, 0xe1, exif_id, 6, m->exif, exif_len);
+            if (xmp_len)
+                op += put_segment(o + op, 0xe1, xmp_id, XMP_ID_LEN, m->xmp, xmp_len);
             for (size_t i = 0; i < nicc; i++) {
                 size_t off = i * VKI_JPEG_ICC_CHUNK, n = icc_len - off < VKI_JPEG_ICC_CHUNK ? icc_len - off : VKI_JPEG_ICC_CHUNK;
-                o[op] = 0xff;
-                o[op + 1] = 0xe2;
-                put16be(o + op + 2, (unsigned)(2 + 14 + n));
-                memcpy(o + op + 4, icc_id, 12);
-                o[op + 16] = (unsigned char)(i + 1);
-                o[op + 17] = (unsigned char)nicc;
-                memcpy(o + op + 18, m->icc + off, n);
-                op += 18 + n;
+                unsigned char id[14];
+                memcpy(id, icc_id, 12);
+                id[12] = (unsigned char)(i + 1); /* sequence number, count */
+                id[13] = (unsigned char)nicc;
+                op += put_segment(o + op, 0xe2, id, 14, m->icc + off, n);
             }
-            for (size_t i = 0; i < nps; i++) {
-                const size_t off = i * VKI_JPEG_IPTC_CHUNK;
-                const size_t n = ps_len - off < VKI_JPEG_IPTC_CHUNK ? ps_len - off : VKI_JPEG_IPTC_CHUNK;
-                o[op] = 0xff;
-                o[op + 1] = 0xed;
-                put16be(o + op + 2, (unsigned)(2 + sizeof ps_id + n));
-                memcpy(o + op + 4, ps_id, sizeof ps_id);
-                memcpy(o + op + 4 + sizeof ps_id, m->iptc + off, n);
-                op += 4 + sizeof ps_id + n;
-            }
+            for (size_t off = 0; off < ps_len; off += VKI_JPEG_IPTC_CHUNK)
+                op += put_segment(o + op, 0xed, ps_id, sizeof ps_id, m->iptc + off,
+                                  ps_len - off < VKI_JPEG_IPTC_CHUNK ? ps_len - off : VKI_JPEG_IPTC_CHUNK);
             inserted = 1;
         }
         if (r == JSEG_END) {

@@ -1186,25 +1186,23 @@ static int tiff_file_make(const vkimg_image *im, const vkimg_meta *m, bool defla
         ENT(T_EXTRASAMPLES, 3, 1, 2);
     if (im->fmt == VKIMG_F32)
         ENT(T_SAMPLEFORMAT, 3, 1, 3);
-    if (xmp_len) { /* XMLPacket, BYTE */
-        ENT(VKI_TIFF_TAG_XMP, 1, (uint32_t)xmp_len, xmp_len <= 4 ? 0 : (uint32_t)(ifd + xmp_at));
-        if (xmp_len <= 4) /* inline */
-            memcpy(d - 4, xmp, xmp_len);
-    }
-    if (iim_longs) /* IPTC-NAA */
-        ENT(VKI_TIFF_TAG_IPTC, 4, (uint32_t)iim_longs, iim_longs == 1 ? 0 : (uint32_t)(ifd + iim_at));
-    if (iim_longs == 1)
-        memcpy(d - 4, iim, iim_len);
-    if (ps_len) { /* Photoshop, BYTE */
-        ENT(VKI_TIFF_TAG_PHOTOSHOP, 1, (uint32_t)ps_len, ps_len <= 4 ? 0 : (uint32_t)(ifd + ps_at));
-        if (ps_len <= 4)
-            memcpy(d - 4, ps, ps_len);
-    }
-    if (icc_len)
-        ENT(T_ICC, 7, (uint32_t)icc_len, icc_len <= 4 ? 0 : (uint32_t)(ifd + icc_at));
+    /* a tag of count values, the bytes of src: in the entry where they fit its 4 bytes, else at the tail's at */
+#define BLOB(tag, type, count, bytes, src, at)                                                                         \
+    do {                                                                                                               \
+        ENT(tag, type, (uint32_t)(count), (bytes) <= 4 ? 0 : (uint32_t)(ifd + (at)));                                  \
+        if ((bytes) <= 4)                                                                                              \
+            memcpy(d - 4, src, bytes);                                                                                 \
+    } while (0)
+    if (xmp_len) /* XMLPacket, BYTE */
+        BLOB(VKI_TIFF_TAG_XMP, 1, xmp_len, xmp_len, xmp, xmp_at);
+    if (iim_longs) /* IPTC-NAA, LONG */
+        BLOB(VKI_TIFF_TAG_IPTC, 4, iim_longs, iim_len, iim, iim_at);
+    if (ps_len) /* Photoshop, BYTE */
+        BLOB(VKI_TIFF_TAG_PHOTOSHOP, 1, ps_len, ps_len, ps, ps_at);
+    if (icc_len) /* UNDEFINED */
+        BLOB(T_ICC, 7, icc_len, icc_len, icc, icc_at);
+#undef BLOB
 #undef ENT
-    if (icc_len && icc_len <= 4) /* inline */
-        memcpy(d - 4, icc, icc_len);
     /* the EXIF's IFD0 entries, then all of them in tag order, as TIFF wants */
     for (unsigned i = 0; i < nx; i++, d += 12)
         vki_exif_entry_put(fo->xt, &fo->xt->e[VKI_XI_IFD0][i], d, 1, ifd_off);
