@@ -2,8 +2,9 @@
  * where the static library is installed). TurboJPEG is the JPEG decoder, but for
  * files whose sampling factors it has no TJSAMP for (4:1:0, chroma components
  * subsampled unlike each other: its header call fails), which libjpeg's own API
- * decodes with the same settings (lj_decode); any other file it refuses is an
- * error.
+ * decodes with the same settings (lj_decode), and files it stops on with a
+ * warning, which lj_decode decodes where the warning is only bytes skipped before
+ * the first scan (lj.h); any other file it refuses is an error.
  *
  * Thread-safety: every call makes and destroys its own TurboJPEG handle, and the
  * error text is read from that handle (tjGetErrorStr2), so calls on several threads
@@ -20,7 +21,10 @@
  *        R = C*K/255, G = M*K/255, B = Y*K/255, rounded to nearest
  *    computed exactly as stb_image does (t = x*k + 128, (t + (t >> 8)) >> 8);
  *  - TJFLAG_STOPONWARNING: a JPEG that libjpeg only warns about (corrupt or truncated
- *    data, which it would patch up silently) is an error;
+ *    data, which it would patch up silently) is an error; but for junk between
+ *    marker segments before the first scan (a metadata writer's wrong segment
+ *    length: "N extraneous bytes before marker 0xe1"), which holds no image data:
+ *    such a file decodes to the pixels of the file without the junk;
  *  - TJFLAG_LIMITSCANS: progressive JPEGs with an absurd number of scans (a known
  *    CPU-exhaustion pattern) are errors;
  *  - the header is read and checked against max_pixels before any pixel memory;
@@ -521,8 +525,15 @@ int vki_jpeg_decode_opts(const unsigned char *b, size_t len, const char *name, u
             goto done;
     } else if (tjDecompress2(h, b, (unsigned long)len, cmyk ? data : im.data, w, (int)pitch, ht,
                              cmyk ? TJPF_CMYK : gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)) {
-        rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
-        goto done;
+        /* a warning: libjpeg's own API decides (lj.h), which lets bytes skipped
+         * before the first scan pass (TurboJPEG stops on every warning); where
+         * it refuses the file too, TurboJPEG's message is the error */
+        if (tjGetErrorCode(h) != TJERR_WARNING ||
+            lj_decode(b, len, name, d, cmyk ? JCS_CMYK : gray ? JCS_GRAYSCALE : JCS_RGB, true, cmyk ? data : im.data,
+                      w, ht, NULL)) {
+            rc = vki_fail(e, VKIMG_E_RUNTIME, "%s: JPEG: TurboJPEG: %s", name, tj_reason(h));
+            goto done;
+        }
     }
     if (cmyk) { /* Adobe (inverted) CMYK to RGB, see the top of this file */
         const size_t np = (size_t)w * (size_t)ht;

@@ -1,6 +1,8 @@
 /* libjpeg's error handling as vkimg wants it (lj.h). */
 #include "io/lj.h"
 
+#include <jerror.h>
+
 static void lj_error_exit(j_common_ptr c)
 {
     vki_lj_err *de = (vki_lj_err *)c->err;
@@ -8,9 +10,21 @@ static void lj_error_exit(j_common_ptr c)
     longjmp(de->jump, 1);
 }
 
+/* Bytes between marker segments before the frame's first scan (a metadata
+ * writer's wrong segment length, junk after SOI): libjpeg skips them to the next
+ * marker, and they cannot be image data, which only a scan holds. comps_in_scan
+ * is set by the first SOS that libjpeg reads (the struct starts zeroed). */
+static bool header_junk(j_common_ptr c)
+{
+    return c->is_decompressor && c->err->msg_code == JWRN_EXTRANEOUS_DATA &&
+           ((j_decompress_ptr)c)->comps_in_scan == 0;
+}
+
 static void lj_emit(j_common_ptr c, int level)
 {
-    if (level < 0) /* a warning (corrupt data): an error, as TJFLAG_STOPONWARNING */
+    /* a warning (corrupt data): an error, as TJFLAG_STOPONWARNING, except
+     * skipped bytes that are not image data */
+    if (level < 0 && !header_junk(c))
         lj_error_exit(c);
 }
 

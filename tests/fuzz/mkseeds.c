@@ -503,6 +503,36 @@ static void jpeg_tj(const char *name, int w, int h, int pf, int subsamp, int qua
     free(px);
 }
 
+/* a progressive JPEG with its metadata and junk before its DQT segment (the
+ * loader's TurboJPEG-warning fallback to libjpeg, and the metadata reader's skip) */
+static void jpeg_header_junk(const char *name, const vkimg_meta *m)
+{
+    unsigned char px[24 * 16 * 3];
+    for (int i = 0; i < 24 * 16 * 3; i++)
+        px[i] = (unsigned char)pat(i / 3 % 24, i / 72, i % 3);
+    tjhandle t = tjInitCompress();
+    unsigned char *jpg = NULL, *out;
+    unsigned long n = 0;
+    size_t outn;
+    vkimg_err e;
+    if (!t || tjCompress2(t, px, 24, 0, 16, TJPF_RGB, &jpg, &n, TJSAMP_420, 80, TJFLAG_PROGRESSIVE))
+        die("%s: %s", name, tjGetErrorStr2(t));
+    if (vki_jpeg_add_meta(jpg, n, m, &out, &outn, NULL, &e))
+        die("%s: %s", name, e.msg);
+    size_t at = 2;
+    while (at + 1 < outn && !(out[at] == 0xff && out[at + 1] == 0xdb))
+        at++;
+    unsigned char *b = malloc(outn + 5);
+    memcpy(b, out, at);
+    memcpy(b + at, "\x00\x12\xff\x00\x34", 5);
+    memcpy(b + at + 5, out + at, outn - at);
+    put_load(name, b, outn + 5);
+    free(b);
+    free(out);
+    tjFree(jpg);
+    tjDestroy(t);
+}
+
 /* sampling factors TurboJPEG has no TJSAMP for (hv: Y, Cb, Cr as h * 16 + v),
  * through libjpeg's own API: the loader's libjpeg path (src/io/jpeg.c lj_decode) */
 static void jpeg_lj(const char *name, int w, int h, const int hv[3], int progressive)
@@ -913,6 +943,7 @@ int main(int argc, char **argv)
     jpeg_tj("jpeg_progressive.jpg", 16, 16, TJPF_RGB, TJSAMP_420, 70, TJFLAG_PROGRESSIVE, NULL);
     jpeg_tj("jpeg_progressive_444.jpg", 24, 16, TJPF_RGB, TJSAMP_444, 85, TJFLAG_PROGRESSIVE, NULL);
     jpeg_tj("jpeg_cmyk.jpg", 8, 8, TJPF_CMYK, TJSAMP_444, 60, 0, NULL);
+    jpeg_header_junk("jpeg_header_junk.jpg", &m);
     jpeg_lj("jpeg_410.jpg", 19, 9, (const int[]){ 0x42, 0x11, 0x11 }, 0);
     jpeg_lj("jpeg_mixed_progressive.jpg", 17, 16, (const int[]){ 0x22, 0x12, 0x11 }, 1);
 

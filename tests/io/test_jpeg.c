@@ -1,9 +1,12 @@
 /* JPEG through TurboJPEG: round trips at assorted sizes and qualities (against
  * stb's decode too), the subsampling policy, alpha dropped, the pixel limit,
- * truncation and junk refused, CMYK (YCCK) converted to RGB, encode errors. No
- * device. */
+ * truncation and junk refused, junk between the header's segments skipped, CMYK
+ * (YCCK) converted to RGB, encode errors. No device. */
 #include "io/io_priv.h"
+#include "io/meta.h"
+#include "exif_util.h"
 #include "io_util.h"
+#include "lj_util.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
 
@@ -286,8 +289,123 @@ static void test_bands(void)
     CHECK(nbanded >= 20, "only %d images were written in bands", nbanded);
 }
 
+/* the smallest size a shrink-on-load decode may give (test_junk) */
+static void min_8(void *user, int w, int h, int orientation, int *min_w, int *min_h)
+{
+    (void)user, (void)w, (void)h, (void)orientation;
+    *min_w = *min_h = 8;
+}
+
+/* Offset of the first marker m at or after from in a JPEG's header (0: none). */
+static size_t marker_at(const unsigned char *j, size_t n, size_t from, unsigned m)
+{
+    for (size_t i = from; i + 1 < n; i++)
+        if (j[i] == 0xff && j[i + 1] == m)
+            return i;
+    return 0;
+}
+
+/* Junk between marker segments before the first scan (a metadata writer's wrong
+ * segment length: libjpeg warns "N extraneous bytes before marker"), which holds
+ * no image data, is skipped: the file decodes to the pixels of the file without
+ * it, whole and shrunk on load, through TurboJPEG and through libjpeg (4:1:0),
+ * baseline, progressive and CMYK, and its EXIF after the junk is read. The same
+ * junk after the first scan is corruption, and an error. */
+static void test_junk(void)
+{
+    static const unsigned char junks[][6] = { { 3, 0x00, 0x12, 0x34 },         /* plain bytes */
+                                              { 5, 0x07, 0xff, 0x00, 0xff, 0x00 } }; /* 0xFF 0x00 pairs */
+    static const int hv410[3] = { 0x42, 0x11, 0x11 };
+    unsigned long long seed = 77;
+    size_t exn;
+    unsigned char *exif = t_exif_block(0, 6, 3, &seed, &exn);
+    vkimg_image im;
+    make_image(&im, 97, 61, 3, VKIMG_U8, 0, 4242);
+    vkimg_image cm;
+    make_image(&cm, 45, 33, 4, VKIMG_U8, 0, 4243);
+    for (int kind = 0; kind < 4; kind++) { /* TurboJPEG baseline, progressive, 4:1:0 (libjpeg), CMYK */
+        size_t n0;
+        unsigned char *j0 = kind == 3 ? lj_encode(&cm, 90, NULL, 0, &n0)
+                                      : lj_encode(&im, 90, kind == 2 ? hv410 : NULL, kind == 1, &n0);
+        vki_meta m = { 0 };
+        m.exif = exif;
+        m.exif_len = exn;
+        unsigned char *j;
+        size_t n;
+        vkimg_err e;
+        CHECK(j0 && vki_jpeg_add_meta(j0, n0, &m, &j, &n, NULL, &e) == 0, "kind %d: add EXIF: %s", kind, e.msg);
+        if (!j0 || !j)
+            continue;
+        vkimg_image clean, clean8;
+        int rc = vki_jpeg_decode(j, n, "clean.jpg", 0, &clean, &e);
+        CHECK(rc == 0, "kind %d: the clean file: %s", kind, e.msg);
+        vkimg_load_opts so = { .min_size = min_8 };
+        int rc8 = vki_jpeg_decode_opts(j, n, "clean.jpg", 0, &so, &clean8, &e);
+        CHECK(rc8 == 0 && clean8.w < clean.w, "kind %d: the clean file at 1/8: %s", kind, rc8 ? e.msg : "whole");
+        /* before the EXIF (right after SOI), before DQT, before SOS */
+        const size_t sos = marker_at(j, n, 2, 0xda);
+        const size_t at[3] = { 2, marker_at(j, n, 2, 0xdb), sos };
+        for (int a = 0; a < 3 && !rc && !rc8; a++)
+            for (size_t k = 0; k < sizeof junks / sizeof junks[0]; k++) {
+                const size_t jn = junks[k][0], bn = n + jn;
+                unsigned char *b = malloc(bn);
+                memcpy(b, j, at[a]);
+                memcpy(b + at[a], junks[k] + 1, jn);
+                memcpy(b + at[a] + jn, j + at[a], n - at[a]);
+                vkimg_image back, back8;
+                vkimg_err e2;
+                int r = vki_jpeg_decode(b, bn, "junk.jpg", 0, &back, &e2);
+                CHECK(r == 0 && same_image(&back, &clean), "kind %d, junk %zu at %zu: %s", kind, k, at[a],
+                      r ? e2.msg : "other pixels");
+                if (!r)
+                    vkimg_image_free(&back);
+                r = vki_jpeg_decode_opts(b, bn, "junk.jpg", 0, &so, &back8, &e2);
+                CHECK(r == 0 && same_image(&back8, &clean8), "kind %d, junk %zu at %zu, 1/8: %s", kind, k, at[a],
+                      r ? e2.msg : "other pixels");
+                if (!r)
+                    vkimg_image_free(&back8);
+                vki_meta mb;
+                r = vki_meta_read_jpeg(b, bn, &mb, &e2);
+                CHECK(r == 0 && mb.exif_len == exn && !memcmp(mb.exif, exif, exn) && mb.orientation == 6,
+                      "kind %d, junk %zu at %zu: EXIF %s", kind, k, at[a], r ? e2.msg : "not read back");
+                if (!r)
+                    vki_meta_free(&mb);
+                free(b);
+            }
+        /* the same junk after the first scan (before the progressive file's
+         * second SOS): refused, with TurboJPEG's message */
+        const size_t sos2 = kind == 1 ? marker_at(j, n, sos + 2, 0xda) : 0;
+        if (sos2) {
+            unsigned char *b = malloc(n + 3);
+            memcpy(b, j, sos2);
+            memcpy(b + sos2, "\x01\x02\x03", 3);
+            memcpy(b + sos2 + 3, j + sos2, n - sos2);
+            vkimg_image back;
+            vkimg_err e2;
+            memset(&back, 0x5a, sizeof back);
+            int r = vki_jpeg_decode(b, n + 3, "bad.jpg", 0, &back, &e2);
+            CHECK(r == VKIMG_E_RUNTIME && !back.data &&
+                      !strcmp(e2.msg, "bad.jpg: JPEG: TurboJPEG: Corrupt JPEG data: 3 extraneous bytes before marker 0xda"),
+                  "junk after the first scan: %s", r ? e2.msg : "decoded");
+            if (!r)
+                vkimg_image_free(&back);
+            free(b);
+        }
+        CHECK(kind != 1 || sos2, "the progressive file has one scan");
+        if (!rc)
+            vkimg_image_free(&clean);
+        if (!rc8)
+            vkimg_image_free(&clean8);
+        free(j);
+        free(j0);
+    }
+    free(exif);
+    vkimg_image_free(&im);
+    vkimg_image_free(&cm);
+}
+
 int main(void)
 {
-    static void (*const tests[])(void) = { test_jpeg, test_bands };
-    return io_main("test_jpeg", tests, 2);
+    static void (*const tests[])(void) = { test_jpeg, test_bands, test_junk };
+    return io_main("test_jpeg", tests, 3);
 }

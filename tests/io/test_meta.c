@@ -680,13 +680,23 @@ static void test_jpeg_malformed(void)
         CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && same(r.exif, r.exif_len, ex, xn),
               "APP5 cut off after the EXIF: EXIF kept");
         vki_meta_free(&r);
-        /* garbage where a marker should be */
+        /* garbage where a marker should be (0xFF 0x00 pairs too): skipped to the
+         * next marker, as libjpeg skips it (the loader decodes such a file) */
         f.n = 0;
         bb_put(&f, "\xff\xd8", 2);
         app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
-        bb_put(&f, "garbage", 7);
+        bb_put(&f, "garbage\xff\x00\xff\xff\x00", 12);
         icc_seg(&f, 1, 1, icc, 100);
-        CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && r.exif && !r.icc, "garbage ends the scan");
+        CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && r.exif && same(r.icc, r.icc_len, icc, 100),
+              "garbage between segments skipped");
+        vki_meta_free(&r);
+        /* garbage to the end: the segments before it */
+        f.n = 0;
+        bb_put(&f, "\xff\xd8", 2);
+        app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
+        bb_put(&f, "garbage\xff\x00\xff", 10);
+        CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && same(r.exif, r.exif_len, ex, xn) && !r.icc,
+              "garbage to the end");
         vki_meta_free(&r);
         /* fill bytes and a length below 2 */
         f.n = 0;
