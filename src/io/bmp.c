@@ -22,7 +22,10 @@
  * Strict where stb is lenient: every byte read is within the file (stb reads zeros
  * past its end), including the last row's padding; a palette index past the
  * palette is an error (stb reads uninitialized memory); the data offset must lie
- * where the pixel data can begin (stb skips backwards to the end of the file). */
+ * where the pixel data can begin (stb skips backwards to the end of the file).
+ * Lenient where stb is strict: 16, 24 and 32-bit data may begin after a gap
+ * (an unused palette, padding), which stb refuses and valid files have
+ * (bmpsuite's rgb24pal and rgb16-565pal). */
 #include "io/io_priv.h"
 #include "core/util.h"
 
@@ -222,9 +225,11 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
     } else {
         if (bpp != 16 && bpp != 24 && bpp != 32)
             return bmp_fail(e, name, "%u bits a pixel is not supported", bpp);
-        if (offset != cur) /* stb checks this for every header but the OS/2 one, where only
-                              24 bits with the data right after the header decode */
-            return bmp_fail(e, name, "pixel data offset %u, want %zu", (unsigned)offset, cur);
+        /* the data may start after a gap (a palette, which these depths do not
+         * use, or padding: valid BMPs that stb refuses, but Windows, browsers,
+         * ImageMagick and Pillow read), not inside the headers */
+        if (offset < cur)
+            return bmp_fail(e, name, "pixel data offset %u inside the headers (%zu bytes)", (unsigned)offset, cur);
         rowbytes = (size_t)w * (bpp / 8);
     }
     if (compress == 1 || compress == 2) { /* RLE8, RLE4: checked whole, then decoded */

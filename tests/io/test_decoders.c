@@ -1347,6 +1347,16 @@ static void test_bmp(void)
             if (fi == 1 || fi == 5)
                 CHECK_CUTS(what, bmp, n, 0);
             free(bmp);
+            /* the data after a gap (an unused palette of 3 entries, then 6 bytes
+             * of padding), which stb refuses: the same pixels */
+            static const unsigned char unused_pal[12] = { 1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0 };
+            s.npal = 3;
+            s.pal = unused_pal;
+            s.offset_delta = 6;
+            bmp = mk_bmp(&s, &n);
+            strncat(what, ", data after a gap", sizeof what - strlen(what) - 1);
+            CHECK_OK(what, bmp, n, &want, 0);
+            free(bmp);
             free(rows);
             vkimg_image_free(&want);
         }
@@ -1360,9 +1370,9 @@ static void test_bmp(void)
         memcpy(m, bmp, n);
         CHECK_OK("BMP 4x3", m, n, NULL, 1);
         put_le32(m + 10, 0x7ffffff0u);
-        CHECK_BAD("BMP offset far past the end", m, n, "BMP: pixel data offset 2147483632, want 54");
+        CHECK_BAD("BMP offset far past the end", m, n, "BMP: truncated pixel data (0 bytes, want 36 from offset 2147483632)");
         put_le32(m + 10, 20);
-        CHECK_BAD("BMP offset inside the header", m, n, "BMP: pixel data offset 20, want 54");
+        CHECK_BAD("BMP offset inside the header", m, n, "BMP: pixel data offset 20 inside the headers (54 bytes)");
         put_le32(m + 10, 0xffffffffu);
         CHECK_BAD("BMP offset -1", m, n, "BMP: invalid pixel data offset");
         memcpy(m, bmp, n);
