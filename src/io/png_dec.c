@@ -32,7 +32,8 @@
  *    chunk's length opaque);
  *  - gray or RGB with a tRNS chunk gains an alpha channel: 0 where the pixel equals
  *    the tRNS colour, else the maximum (8-bit and lower files compare with the low
- *    byte of the tRNS value, scaled as the samples are, as stb does);
+ *    bits of the tRNS value, scaled as the samples are, as libpng does: stb takes
+ *    the low byte, which differs for a value out of a 1, 2 or 4-bit range);
  *  - gray of 1, 2 or 4 bits is scaled to 8 bits (x 255, 85, 17); palette indices of
  *    1, 2 or 4 bits index the palette;
  *  - interlaced (Adam7) files give the same image as the non-interlaced file;
@@ -560,9 +561,13 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
                     goto done;
                 }
                 static const unsigned char scale[17] = { [1] = 0xff, [2] = 0x55, [4] = 0x11, [8] = 1 };
-                for (int k = 0; k < d->in_c; k++) /* below 16 bits: the low byte, scaled as stb does */
+                /* below 16 bits: the low bits of the depth, scaled as the samples
+                 * are; a value out of the depth's range (invalid, but written)
+                 * keeps its low bits, as libpng takes it (vips, browsers, Pillow) */
+                const unsigned low = (1u << (d->depth < 8 ? d->depth : 8)) - 1;
+                for (int k = 0; k < d->in_c; k++)
                     d->key[k] = d->depth == 16 ? (uint16_t)(p[2 * k] << 8 | p[2 * k + 1])
-                                               : (unsigned char)(p[2 * k + 1] * scale[d->depth]);
+                                               : (unsigned char)((p[2 * k + 1] & low) * scale[d->depth]);
             }
             d->has_trns = 1;
             break;

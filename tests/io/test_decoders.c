@@ -463,8 +463,11 @@ static vkimg_image png_expect(const pspec *s)
         for (int k = 0; k < c; k++) {
             unsigned v = s->depth == 16 ? px[k] : px[k] * scale[s->depth];
             if (trns) {
+                /* below 16 bits the low bits of the depth (libpng's reading of a
+                 * value out of range; stb takes the low byte) */
+                unsigned low = s->depth < 8 ? (1u << s->depth) - 1 : 255;
                 unsigned key = s->depth == 16 ? (unsigned)(s->trns[2 * k] << 8 | s->trns[2 * k + 1])
-                                              : (unsigned char)(s->trns[2 * k + 1] * scale[s->depth]);
+                                              : (unsigned char)((s->trns[2 * k + 1] & low) * scale[s->depth]);
                 match &= v == key;
             }
             if (s->depth == 16)
@@ -538,6 +541,27 @@ static void test_png(void)
                         free(s);
                         n_files++;
                     }
+
+    /* a gray colour key out of a 1, 2 or 4-bit range (invalid, but written, e.g.
+     * 0x00FF in a 1-bit file): its low bits, as libpng (so vips, browsers and
+     * Pillow) read it, not stb's low byte; the 1-bit file's white is transparent */
+    for (int depth = 1; depth <= 4; depth *= 2) {
+        const unsigned maxv = (1u << depth) - 1;
+        uint16_t s[13 * 7];
+        for (size_t i = 0; i < 13 * 7; i++)
+            s[i] = (uint16_t)rnd(maxv + 1);
+        s[0] = (uint16_t)maxv; /* one pixel at least is keyed */
+        unsigned char key[2] = { 0, (unsigned char)(0xf0 | maxv) };
+        pspec sp = { .w = 13, .h = 7, .depth = depth, .ctype = 0, .s = s, .trns = key, .ntrns = 2 };
+        size_t len;
+        unsigned char *png = mk_png(&sp, &len);
+        vkimg_image want = png_expect(&sp);
+        CHECK(U8(&want)[0] == 255 && U8(&want)[1] == 0, "depth %d: the white pixel not keyed", depth);
+        snprintf(what, sizeof what, "PNG gray depth %d, tRNS 0x%02x out of range", depth, key[1]);
+        CHECK_OK(what, png, len, &want, 0);
+        vkimg_image_free(&want);
+        free(png);
+    }
 
     /* stb_image_write's PNGs (its own zlib and filters), vkimg's encoder (8/16-bit,
      * split IDATs): the source pixels */
