@@ -6,7 +6,8 @@
  * or 16 bits as gray+alpha), raw or RLE. Channels: 1 (8 bits, or an 8-bit map), 2
  * (16-bit gray), 3 (24 bits, 15/16-bit colour widened as (v*255)/31, alpha bit
  * ignored), 4 (32 bits); BGR(A) is turned into RGB(A); rows bottom-up unless the
- * descriptor's top-down bit is set (the right-to-left bit is ignored, as stb does).
+ * descriptor's top-down bit is set, and right to left where its right-to-left bit
+ * is (as Pillow, GIMP and the TGA specification read it; stb ignores that bit).
  *
  * Strict where stb is lenient: every read is within the file (stb reads zeros past
  * its end); an RLE packet running past the last pixel, a colour-map index past the
@@ -80,7 +81,7 @@ int vki_tga_decode(const unsigned char *b, size_t len, const char *name, uint64_
     const int indexed = b[1], rle = b[2] >= 8, type = b[2] & 7;
     const unsigned pal_start = vki_rd16le(b + 3), pal_len = vki_rd16le(b + 5), pal_bits = b[7];
     const uint32_t w = vki_rd16le(b + 12), h = vki_rd16le(b + 14);
-    const int bpp = b[16], top_down = (b[17] >> 5) & 1;
+    const int bpp = b[16], top_down = (b[17] >> 5) & 1, right_to_left = (b[17] >> 4) & 1;
     int is16, c = indexed ? tga_comp((int)pal_bits, 0, &is16) : tga_comp(bpp, type == 3, &is16);
     if (!c) /* vki_tga_test rules this out */
         return tga_fail(e, name, "unsupported pixel size");
@@ -192,6 +193,14 @@ int vki_tga_decode(const unsigned char *b, size_t len, const char *name, uint64_
         vkimg_image_free(out);
         return tga_fail(e, name, "%s", err);
     }
+    if (right_to_left) /* each row's pixels were stored from its right end */
+        for (size_t y = 0; y < h; y++)
+            for (size_t x = 0; x < w / 2; x++) {
+                unsigned char t[4], *l = img + y * rowb + x * (size_t)c, *r = img + y * rowb + (w - 1 - x) * (size_t)c;
+                memcpy(t, l, (size_t)c);
+                memcpy(l, r, (size_t)c);
+                memcpy(r, t, (size_t)c);
+            }
     if (c >= 3 && !is16) /* BGR(A) -> RGB(A) */
         for (size_t i = 0; i < np; i++) {
             unsigned char t = img[i * (size_t)c];

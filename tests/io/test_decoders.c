@@ -1590,6 +1590,7 @@ typedef struct tspec {
     const unsigned char *map;
     const unsigned char *px; /* w*h pixels of ps bytes */
     int run_past;            /* the last RLE packet claims more pixels than are left */
+    int right_to_left;       /* each row stored from its right end (descriptor bit 4) */
 } tspec;
 
 static unsigned char *mk_tga(const tspec *s, size_t *n)
@@ -1602,7 +1603,7 @@ static unsigned char *mk_tga(const tspec *s, size_t *n)
     bb_u8(&b, (unsigned)s->type);
     bb_le16(&b, 0), bb_le16(&b, (unsigned)s->nmap), bb_u8(&b, (unsigned)(s->nmap ? s->map_bits : 0));
     bb_le16(&b, 0), bb_le16(&b, 0), bb_le16(&b, (unsigned)s->w), bb_le16(&b, (unsigned)s->h);
-    bb_u8(&b, (unsigned)s->bpp), bb_u8(&b, s->top_down ? 0x20 : 0);
+    bb_u8(&b, (unsigned)s->bpp), bb_u8(&b, (s->top_down ? 0x20 : 0) | (s->right_to_left ? 0x10 : 0));
     for (int i = 0; i < s->idlen; i++)
         bb_u8(&b, 'A' + (unsigned)i);
     if (s->nmap)
@@ -1610,8 +1611,11 @@ static unsigned char *mk_tga(const tspec *s, size_t *n)
     const size_t np = (size_t)s->w * s->h;
     unsigned char *ord = malloc(np * ps); /* the pixels in file order */
     for (int y = 0; y < s->h; y++)
-        memcpy(ord + (size_t)y * s->w * ps, s->px + (size_t)(s->top_down ? y : s->h - 1 - y) * s->w * ps,
-               (size_t)s->w * ps);
+        for (int x = 0; x < s->w; x++)
+            memcpy(ord + ((size_t)y * s->w + (size_t)x) * ps,
+                   s->px + ((size_t)(s->top_down ? y : s->h - 1 - y) * s->w +
+                            (size_t)(s->right_to_left ? s->w - 1 - x : x)) * ps,
+                   (size_t)ps);
     if (s->type < 8) {
         bb_put(&b, ord, np * ps);
     } else {
@@ -1717,7 +1721,7 @@ static void test_tga(void)
                         memcpy(o, src, (size_t)c);
                     }
                 }
-                tspec s = { kinds[ki].type + 8 * rle, bpp, w, h, td, (int)ki % 3 * 5, mb, nmap, map, px, 0 };
+                tspec s = { kinds[ki].type + 8 * rle, bpp, w, h, td, (int)ki % 3 * 5, mb, nmap, map, px, 0, 0 };
                 size_t n;
                 unsigned char *tga = mk_tga(&s, &n);
                 snprintf(what, sizeof what, "TGA type %d, %d bits, map of %d %d-bit entries%s", s.type, bpp, nmap, mb,
@@ -1725,6 +1729,15 @@ static void test_tga(void)
                 CHECK_OK(what, tga, n, &want, 1);
                 if (td)
                     CHECK_CUTS(what, tga, n, 0);
+                if (w > 1) { /* rows stored right to left: the same pixels (stb ignores the bit) */
+                    s.right_to_left = 1;
+                    size_t n2;
+                    unsigned char *tga2 = mk_tga(&s, &n2);
+                    strncat(what, ", right to left", sizeof what - strlen(what) - 1);
+                    CHECK_OK(what, tga2, n2, &want, 0);
+                    free(tga2);
+                    s.right_to_left = 0;
+                }
                 if (rle && ki == 8) { /* the last packet runs past the image */
                     s.run_past = 1;
                     free(tga);
@@ -1746,7 +1759,7 @@ static void test_tga(void)
     /* hostile headers: a map of 0 entries, a map not at entry 0, huge size */
     {
         unsigned char map[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, px[4] = { 0, 1, 2, 3 };
-        tspec s = { 1, 8, 2, 2, 0, 0, 24, 4, map, px, 0 };
+        tspec s = { 1, 8, 2, 2, 0, 0, 24, 4, map, px, 0, 0 };
         size_t n;
         unsigned char *tga = mk_tga(&s, &n);
         CHECK_OK("TGA 2x2 mapped", tga, n, NULL, 1);
