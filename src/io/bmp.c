@@ -6,9 +6,9 @@
  * 5-5-5; 32-bit: BGRA, where an alpha channel that is 0 everywhere means opaque) or
  * BI_BITFIELDS masks of up to 8 bits each, widened as stb does; RGBA when the file
  * has an alpha mask. Bottom-up (positive height) and top-down (negative) rows. The
- * header is read the way stb reads it, so that odd but valid files decode alike:
- * the palette size comes from the pixel data offset (for OS/2 headers with stb's
- * arithmetic), BI_BITFIELDS masks of 40/56-byte headers follow the header.
+ * palette size comes from the pixel data offset, as stb takes it (the entries
+ * between the headers and the data, at most 256); BI_BITFIELDS masks of a 40-byte
+ * header follow it, those of the 56-byte (V3), V4 and V5 headers are inside them.
  * RLE8 and RLE4 (BI_RLE8/BI_RLE4, which stb refuses) as Windows defines them:
  * encoded runs, absolute runs (padded to 16 bits), end of line, delta and end of
  * bitmap; pixels the stream skips (by an end of line, a delta or an early end of
@@ -23,9 +23,13 @@
  * past its end), including the last row's padding; a palette index past the
  * palette is an error (stb reads uninitialized memory); the data offset must lie
  * where the pixel data can begin (stb skips backwards to the end of the file).
- * Lenient where stb is strict: 16, 24 and 32-bit data may begin after a gap
+ * Where stb is wrong or strict: 16, 24 and 32-bit data may begin after a gap
  * (an unused palette, padding), which stb refuses and valid files have
- * (bmpsuite's rgb24pal and rgb16-565pal). */
+ * (bmpsuite's rgb24pal and rgb16-565pal); an OS/2 header's palette starts after
+ * its 12 bytes (stb counts 24, so 4 entries too few: indices past them refused
+ * here, garbage in stb); a 56-byte header's masks are its own (stb reads three
+ * from the pixel data, and refuses Photoshop's files when they are equal); a
+ * palette of more than 256 entries has its first 256 read. */
 #include "io/io_priv.h"
 #include "core/util.h"
 
@@ -162,7 +166,7 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
             return bmp_fail(e, name, "compression %u (JPEG, PNG or other) is not supported", (unsigned)compress);
         if (compress == 3 && bpp != 16 && bpp != 32)
             return bmp_fail(e, name, "BI_BITFIELDS with %u bits a pixel", bpp);
-        if (hsz == 40 || hsz == 56) {
+        if (hsz == 40) {
             if (bpp == 16 || bpp == 32) {
                 if (compress == 0) {
                     if (bpp == 16) {
@@ -180,7 +184,8 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
                         return bmp_fail(e, name, "invalid colour masks");
                 }
             }
-        } else { /* V4/V5: the masks are in the header; BI_RGB uses the defaults */
+        } else { /* V3 (Adobe's 56 bytes), V4, V5: the masks are in the header; BI_RGB
+                    uses the defaults */
             mr = vki_rd32le(h + 40), mg = vki_rd32le(h + 44), mb = vki_rd32le(h + 48), ma = vki_rd32le(h + 52);
             if (compress != 3) {
                 if (bpp == 16) {
@@ -211,9 +216,12 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
         if (bpp != 1 && bpp != 4 && bpp != 8)
             return bmp_fail(e, name, "%u bits a pixel is not supported", bpp);
         const long es = hsz == 12 ? 3 : 4; /* bytes a palette entry */
-        /* stb's arithmetic: OS/2 headers count from 24 header bytes */
-        psize = hsz == 12 ? ((long)offset - 14 - 24) / 3 : ((long)offset - (long)cur) / 4;
-        if (psize <= 0 || psize > 256 || (size_t)offset < cur + (size_t)(psize * es))
+        /* the entries between the headers and the data, at most 256 (those past
+         * it no index reaches) */
+        psize = (long)offset > (long)cur ? ((long)offset - (long)cur) / es : 0;
+        if (psize > 256)
+            psize = 256;
+        if (psize <= 0)
             return bmp_fail(e, name, "pixel data offset %u leaves no room for a palette", (unsigned)offset);
         if (len < cur + (size_t)(psize * es))
             return bmp_fail(e, name, "truncated in the palette");
