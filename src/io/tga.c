@@ -11,9 +11,11 @@
  *
  * Strict where stb is lenient: every read is within the file (stb reads zeros past
  * its end); an RLE packet running past the last pixel, a colour-map index past the
- * map (stb uses entry 0), an empty map and a map that does not start at entry 0 (stb
- * reads it from the wrong place) are errors. Nothing is allocated before the size is
- * checked; the colour map is at most 65535 entries of 4 bytes. */
+ * map (stb uses entry 0) and an empty map are errors. Where stb is wrong: a map
+ * whose first entry is not colour 0 has its colours from there (stb reads them
+ * from the wrong place), and a map beside a true-colour or gray image (unused,
+ * allowed) is skipped (stb refuses the file). Nothing is allocated before the
+ * size is checked; the colour map is at most 131070 colours of 4 bytes. */
 #include "io/io_priv.h"
 #include "core/util.h"
 
@@ -46,16 +48,17 @@ int vki_tga_test(const unsigned char *b, size_t len)
 {
     if (!b || len < 18 || b[1] > 1)
         return 0;
-    if (b[1] == 1) {
-        if ((b[2] != 1 && b[2] != 9) || (b[7] != 8 && b[7] != 15 && b[7] != 16 && b[7] != 24 && b[7] != 32))
-            return 0;
-    } else if (b[2] != 2 && b[2] != 3 && b[2] != 10 && b[2] != 11) {
+    /* a colour map (b[1] 1) with an indexed image, or unused with a true-colour or
+     * gray one; an indexed image needs one */
+    if (b[1] == 1 && b[7] != 8 && b[7] != 15 && b[7] != 16 && b[7] != 24 && b[7] != 32)
         return 0;
-    }
+    const int indexed = b[2] == 1 || b[2] == 9;
+    if (indexed ? b[1] != 1 : b[2] != 2 && b[2] != 3 && b[2] != 10 && b[2] != 11)
+        return 0;
     if (vki_rd16le(b + 12) < 1 || vki_rd16le(b + 14) < 1)
         return 0;
     const int bpp = b[16];
-    if (b[1] == 1 && bpp != 8 && bpp != 16)
+    if (indexed && bpp != 8 && bpp != 16)
         return 0;
     return bpp == 8 || bpp == 15 || bpp == 16 || bpp == 24 || bpp == 32;
 }
@@ -78,7 +81,7 @@ int vki_tga_decode(const unsigned char *b, size_t len, const char *name, uint64_
         memset(out, 0, sizeof *out);
     if (!b || !out || !vki_tga_test(b, len))
         return tga_fail(e, name, "not a TGA header this decoder supports");
-    const int indexed = b[1], rle = b[2] >= 8, type = b[2] & 7;
+    const int indexed = (b[2] & 7) == 1, rle = b[2] >= 8, type = b[2] & 7;
     const unsigned pal_start = vki_rd16le(b + 3), pal_len = vki_rd16le(b + 5), pal_bits = b[7];
     const uint32_t w = vki_rd16le(b + 12), h = vki_rd16le(b + 14);
     const int bpp = b[16], top_down = (b[17] >> 5) & 1, right_to_left = (b[17] >> 4) & 1;
@@ -92,25 +95,33 @@ int vki_tga_decode(const unsigned char *b, size_t len, const char *name, uint64_
     if (pos > len)
         return tga_fail(e, name, "truncated in the image ID");
 
-    /* ---- the colour map: entries of c bytes (BGR order for c >= 3) */
+    /* ---- the colour map: entries of c bytes (BGR order for c >= 3); the file's
+     * first entry is colour pal_start, and the colours below it are black (as
+     * Pillow and image-rs read them). A true-colour or gray image's map is
+     * skipped. */
     unsigned char *pal = NULL;
+    const size_t ncolours = (size_t)pal_start + pal_len; /* <= 131070 */
     if (indexed) {
         if (!pal_len)
             return tga_fail(e, name, "empty colour map");
-        if (pal_start)
-            return tga_fail(e, name, "a colour map starting at entry %u is not supported", pal_start);
         const size_t es = is16 ? 2 : (size_t)c, n = (size_t)pal_len * es;
         if (len - pos < n)
             return tga_fail(e, name, "truncated in the colour map");
-        pal = malloc((size_t)pal_len * (size_t)c);
+        pal = calloc(ncolours, (size_t)c);
         if (!pal)
             return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", name);
         for (size_t i = 0; i < pal_len; i++) {
+            unsigned char *o = pal + ((size_t)pal_start + i) * (size_t)c;
             if (is16)
-                rgb16(pal + i * 3, b + pos + 2 * i);
+                rgb16(o, b + pos + 2 * i);
             else
-                memcpy(pal + i * (size_t)c, b + pos + i * (size_t)c, (size_t)c);
+                memcpy(o, b + pos + i * (size_t)c, (size_t)c);
         }
+        pos += n;
+    } else if (b[1] == 1) {
+        const size_t n = (size_t)pal_len * (((size_t)pal_bits + 7) / 8);
+        if (len - pos < n)
+            return tga_fail(e, name, "truncated in the colour map");
         pos += n;
     }
     const size_t np = (size_t)w * h, rowb = (size_t)w * (size_t)c;
@@ -171,7 +182,7 @@ int vki_tga_decode(const unsigned char *b, size_t len, const char *name, uint64_
                 pos += ps;
                 if (indexed) {
                     unsigned idx = bpp == 8 ? s[0] : vki_rd16le(s);
-                    if (idx >= pal_len) {
+                    if (idx >= ncolours) {
                         bad_index = bad_index > idx + 1 ? bad_index : idx + 1;
                         idx = 0;
                     }

@@ -1776,9 +1776,36 @@ static void test_tga(void)
         CHECK_OK("TGA 2x2 mapped", tga, n, NULL, 1);
         tga[5] = tga[6] = 0;
         CHECK_BAD("TGA empty map", tga, n, "TGA: empty colour map");
+        /* a map whose first entry is colour 1: colour 0 is black (as Pillow and
+         * image-rs read it; stb reads the map from the wrong place) */
         tga[5] = 4;
         tga[3] = 1;
-        CHECK_BAD("TGA map at entry 1", tga, n, "TGA: a colour map starting at entry 1 is not supported");
+        vkimg_image want = img_new(2, 2, 3, VKIMG_U8);
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 3; k++)
+                U8(&want)[3 * i + k] = px[i] ? map[3 * (px[i] - 1) + 2 - k] : 0;
+        CHECK_OK("TGA map at entry 1", tga, n, &want, 0);
+        vkimg_image_free(&want);
+        free(tga);
+        unsigned char px5[4] = { 0, 1, 5, 3 }; /* colour 5: past the 1 + 4 */
+        s.px = px5;
+        tga = mk_tga(&s, &n);
+        tga[3] = 1;
+        CHECK_BAD("TGA map at entry 1, index 5", tga, n, "TGA: a colour-map index past the end");
+        free(tga);
+        /* a true-colour image with a map it does not use (allowed; stb refuses it) */
+        unsigned char rgb[2 * 3 * 3] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 15, 25, 35, 45, 55, 65, 75, 85, 95 };
+        tspec t = { 2, 24, 3, 2, 0, 0, 24, 0, NULL, rgb, 0, 0 };
+        tga = mk_tga(&t, &n);
+        vkimg_image plain;
+        vkimg_err pe;
+        CHECK(vkimg_load_memory(tga, n, "plain.tga", NULL, &plain, &pe) == 0, "TGA 3x2 RGB: %s", pe.msg);
+        free(tga);
+        t.nmap = 4;
+        t.map = map;
+        tga = mk_tga(&t, &n);
+        CHECK_OK("TGA 3x2 RGB with an unused map", tga, n, &plain, 0);
+        vkimg_image_free(&plain);
         free(tga);
         unsigned char big[18] = { 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 32, 0 };
         CHECK_BAD("TGA 65535x65535 RLE of nothing", big, sizeof big, "over the limit");
