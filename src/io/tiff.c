@@ -11,6 +11,8 @@
  *    Predictor 2 (horizontal differencing, 8/16/32-bit integers) and 3 (the floating
  *    point predictor). Others (old-style JPEG, CCITT, LZMA, ZSTD, WebP ...) are
  *    refused by name, as is the LZW of writers before TIFF 6.0 (LSB first).
+ *    FillOrder 2: each byte of a chunk's data is bit-reversed before it is
+ *    decompressed, as libtiff does (but for JPEG data, which libtiff leaves).
  *  - Samples: 1, 2, 4 bits (scaled to 8: v * 255 / (2^b - 1)), 8 (U8), 16 (U16)
  *    unsigned integers, 32-bit IEEE floats (F32, as stored); signed integers, 12, 24,
  *    32-bit integers and 64-bit floats are refused.
@@ -273,6 +275,7 @@ typedef struct tiff_img {
     unsigned bps, spp, comp, photo, planar, pred, fmt; /* fmt: SampleFormat */
     unsigned ncolor, alpha_kind;                       /* colour samples; 0 none, else ExtraSamples[0] + 1 */
     bool tiled;
+    bool reversed;                   /* FillOrder 2: each byte of a chunk's data stored bit-reversed */
     uint32_t cw, ch;                 /* a chunk's width and height in pixels (strips: w x rows a strip) */
     uint64_t across, down, nchunks;  /* chunks a plane: across x down */
     vki_tiff_field offs, counts;
@@ -444,8 +447,10 @@ static const char *tiff_header(const tf *t, tiff_img *ti, char why[256])
     if (ti->fmt == 1 && ti->bps != 1 && ti->bps != 2 && ti->bps != 4 && ti->bps != 8 && ti->bps != 16)
         return ti->bps == 32 ? "32-bit integer samples are not supported (1, 2, 4, 8, 16-bit and 32-bit float are)"
                              : "this BitsPerSample is not supported (1, 2, 4, 8, 16 and 32-bit float are)";
-    if (fillorder != 1)
-        return "FillOrder 2 (bits in reverse order) is not supported";
+    if (fillorder != 1 && fillorder != 2)
+        return "an unknown FillOrder";
+    ti->reversed = fillorder == 2 && comp != C_JPEG; /* (libjpeg's data is never reversed: libtiff's
+                                                        JPEG codec ignores the tag too) */
     if (comp != C_NONE && comp != C_LZW && comp != C_DEFLATE && comp != C_DEFLATE_OLD && comp != C_PACKBITS &&
         comp != C_JPEG) {
         snprintf(why, 256, "compression %llu%s is not supported (none, LZW, Deflate, PackBits, JPEG are)",
@@ -641,6 +646,13 @@ static const char *jpeg_chunk(const tf *t, const tiff_img *ti, const unsigned ch
     return NULL;
 }
 
+static unsigned char bit_reverse(unsigned char v)
+{
+    v = (unsigned char)((v & 0xf0u) >> 4 | (v & 0x0fu) << 4);
+    v = (unsigned char)((v & 0xccu) >> 2 | (v & 0x33u) << 2);
+    return (unsigned char)((v & 0xaau) >> 1 | (v & 0x55u) << 1);
+}
+
 /* Decodes every chunk into raw (the planes' rows, prow bytes each): NULL or the reason. */
 static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *raw, char why[256])
 {
@@ -661,6 +673,7 @@ static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *r
         return "out of memory";
     }
     const char *err = NULL;
+    unsigned char *rev = NULL; /* FillOrder 2: the chunk's data bit-reversed */
     const unsigned sp = ti->planar == 2 ? 1 : ti->spp;
     const bool swap = t->le != host_le() && ti->bps >= 16 && ti->pred != 3;
     for (uint64_t k = 0; k < ti->nchunks && !err; k++) {
@@ -674,6 +687,17 @@ static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *r
             break;
         }
         const unsigned char *src = t->b + off;
+        if (ti->reversed) { /* the chunk's bytes with their bits in the usual order, as libtiff
+                               reverses them before any decompression */
+            free(rev);
+            if (!(rev = malloc(cnt ? (size_t)cnt : 1))) {
+                err = "out of memory";
+                break;
+            }
+            for (size_t i = 0; i < (size_t)cnt; i++)
+                rev[i] = bit_reverse(src[i]);
+            src = rev;
+        }
         const uint64_t x0 = cx * ti->cw, y0 = cy * ti->ch;
         unsigned char *dst = ti->tiled ? chunk : raw + ((size_t)plane * ti->h + (size_t)y0) * ti->prow;
         switch (ti->comp) {
@@ -727,6 +751,7 @@ static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *r
                 memcpy(raw + ((size_t)plane * ti->h + (size_t)(y0 + r)) * ti->prow + xoff, row, nbytes);
         }
     }
+    free(rev);
     libdeflate_free_decompressor(dd);
     free(chunk);
     free(tmp);

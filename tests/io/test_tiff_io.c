@@ -69,6 +69,7 @@ typedef struct spec {
     size_t icc_len;
     const uint16_t *cmap; /* 3 << bps entries */
     int jpeg_ycbcr;     /* PHOTOMETRIC_YCBCR written from RGB (JPEGCOLORMODE_RGB) */
+    int fillorder;      /* 0: no tag; FILLORDER_LSB2MSB: libtiff writes each byte bit-reversed */
 } spec;
 
 /* Bytes a sample in memory (1-bit to 8-bit: one byte each, packed by pack_row) */
@@ -115,6 +116,8 @@ static int write_tiff(const char *path, const spec *s, const void *img)
     }
     if (s->orientation)
         TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)s->orientation);
+    if (s->fillorder)
+        TIFFSetField(t, TIFFTAG_FILLORDER, (uint16_t)s->fillorder);
     if (s->icc_len)
         TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)s->icc_len, s->icc);
     if (s->cmap) {
@@ -359,6 +362,10 @@ static void test_layouts(void)
         else
             s.tw = it % 2 ? 16 : 32, s.th = it % 2 ? 16 : 48;
         decode_case(__LINE__, s);
+        if (it % 4 == 1) { /* FillOrder 2 (libtiff reverses the bits of each byte it writes) */
+            s.fillorder = FILLORDER_LSB2MSB;
+            decode_case(__LINE__, s);
+        }
     }
 }
 
@@ -375,6 +382,11 @@ static void test_photometric(void)
             DECODE(9, 11, 1, bps, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_LZW, 1, 1, 4, .mode = "wb");
             DECODE(33, 17, 1, bps, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_PACKBITS, 1, 1, 0, 32, 16,
                    .mode = "w");
+            /* FillOrder 2: the pixels of a byte in the other order (Pillow's 2 and 4-bit files) */
+            DECODE(37, 5, 1, bps, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_NONE, 1, 1, 2, .mode = "w",
+                   .fillorder = FILLORDER_LSB2MSB);
+            DECODE(9, 11, 1, bps, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISWHITE, COMPRESSION_LZW, 1, 1, 4, .mode = "wb",
+                   .fillorder = FILLORDER_LSB2MSB);
         }
     }
     for (int bps = 1; bps <= 8; bps *= 2) /* palettes of 1..8-bit indices, 16-bit and 8-bit maps */
@@ -475,6 +487,8 @@ static void test_jpeg(void)
     JPEG(.w = 70, .h = 50, .spp = 1, .photo = PHOTOMETRIC_MINISBLACK, .tw = 16, .th = 16, .mode = "w");
     JPEG(.w = 1, .h = 1, .spp = 1, .photo = PHOTOMETRIC_MINISBLACK, .rows = 16, .mode = "w8");
     JPEG(.w = 131, .h = 17, .spp = 3, .photo = PHOTOMETRIC_RGB, .rows = 16, .mode = "w", .jpeg_ycbcr = 1);
+    /* FillOrder 2 beside JPEG: libtiff writes and reads the JPEG data as it is */
+    JPEG(.w = 37, .h = 23, .spp = 3, .photo = PHOTOMETRIC_RGB, .rows = 8, .mode = "w", .fillorder = FILLORDER_LSB2MSB);
 }
 
 /* ------------------------------------------------------------ writing */
