@@ -160,6 +160,15 @@ static void app_seg(bbuf *b, int marker, const void *id, size_t idn, const void 
     bb_put(b, data, n);
 }
 
+/* b made again: SOI, an EXIF APP1 of ex, then the n bytes of tail as they are */
+static void soi_exif_then(bbuf *b, const unsigned char *ex, size_t xn, const char *tail, size_t n)
+{
+    b->n = 0;
+    bb_put(b, "\xff\xd8", 2);
+    app_seg(b, 0xe1, "Exif\0\0", 6, ex, xn);
+    bb_put(b, tail, n);
+}
+
 static void icc_seg(bbuf *b, int seq, int count, const unsigned char *data, size_t n)
 {
     unsigned char id[14];
@@ -674,27 +683,19 @@ static void test_jpeg_malformed(void)
     /* a non-metadata segment running past the end stops the scan quietly */
     {
         bbuf f = { 0 };
-        bb_put(&f, "\xff\xd8", 2);
-        app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
-        bb_put(&f, "\xff\xe5\x40\x00junk", 8);
+        soi_exif_then(&f, ex, xn, "\xff\xe5\x40\x00junk", 8);
         CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && same(r.exif, r.exif_len, ex, xn),
               "APP5 cut off after the EXIF: EXIF kept");
         vki_meta_free(&r);
         /* garbage where a marker should be (0xFF 0x00 pairs too): skipped to the
          * next marker, as libjpeg skips it (the loader decodes such a file) */
-        f.n = 0;
-        bb_put(&f, "\xff\xd8", 2);
-        app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
-        bb_put(&f, "garbage\xff\x00\xff\xff\x00", 12);
+        soi_exif_then(&f, ex, xn, "garbage\xff\x00\xff\xff\x00", 12);
         icc_seg(&f, 1, 1, icc, 100);
         CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && r.exif && same(r.icc, r.icc_len, icc, 100),
               "garbage between segments skipped");
         vki_meta_free(&r);
         /* garbage to the end: the segments before it */
-        f.n = 0;
-        bb_put(&f, "\xff\xd8", 2);
-        app_seg(&f, 0xe1, "Exif\0\0", 6, ex, xn);
-        bb_put(&f, "garbage\xff\x00\xff", 10);
+        soi_exif_then(&f, ex, xn, "garbage\xff\x00\xff", 10);
         CHECK(vki_meta_read_jpeg(f.p, f.n, &r, NULL) == 0 && same(r.exif, r.exif_len, ex, xn) && !r.icc,
               "garbage to the end");
         vki_meta_free(&r);
