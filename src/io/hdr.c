@@ -13,7 +13,8 @@
  * Strict where stb is lenient: every read is within the file (stb reads zeros past
  * its end and, on a zero-length RLE run there, loops forever); a zero-length run, a
  * run past the end of the scanline, or an RLE scanline of another width is an
- * error; the resolution line must be exactly "-Y H +X W". */
+ * error; the resolution line must be "-Y H +X W" (spaces before a number allowed, as
+ * stb's strtol and vips's reader take them: vips writes "-Y      980 +X      141"). */
 #include "io/io_priv.h"
 #include "core/util.h"
 
@@ -43,6 +44,8 @@ static int line_is(const char *line, size_t n, const char *s) { return n == strl
 /* Digits at line[*i] as a number (saturating at 1e9); 0 if none. */
 static int get_dim(const char *line, size_t n, size_t *i, uint32_t *v)
 {
+    while (*i < n && line[*i] == ' ') /* padding before the number, as strtol skips it */
+        ++*i;
     size_t i0 = *i;
     uint32_t x = 0;
     for (; *i < n && line[*i] >= '0' && line[*i] <= '9'; ++*i)

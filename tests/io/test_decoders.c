@@ -2014,11 +2014,13 @@ static void test_hdr(void)
             vkimg_image_free(&im);
             free(b.p);
         }
-    /* by hand: #?RGBE, extra header lines, a flat file at an RLE width, zero exponents */
-    {
+    /* by hand: #?RGBE, extra header lines, a flat file at an RLE width, zero exponents;
+     * again with the numbers padded as vips writes them ("-Y      980 +X      141") */
+    for (int padded = 0; padded < 2; padded++) {
         const int w = 9, h = 3;
         bbuf b = { 0 };
-        bb_str(&b, "#?RGBE\nGAMMA=1.0\nFORMAT=32-bit_rle_rgbe\nEXPOSURE=2\n\n-Y 3 +X 9\n");
+        bb_str(&b, padded ? "#?RGBE\nGAMMA=1.0\nFORMAT=32-bit_rle_rgbe\nEXPOSURE=2\n\n-Y      3 +X      9\n"
+                          : "#?RGBE\nGAMMA=1.0\nFORMAT=32-bit_rle_rgbe\nEXPOSURE=2\n\n-Y 3 +X 9\n");
         vkimg_image want = img_new(w, h, 3, VKIMG_F32);
         for (int i = 0; i < w * h; i++) {
             unsigned char q[4] = { (unsigned char)rnd(256), (unsigned char)rnd(256), (unsigned char)rnd(256),
