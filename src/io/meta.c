@@ -268,7 +268,8 @@ static int jpeg_next(const unsigned char *b, size_t len, size_t *pos, jseg *s)
 /* Past junk between marker segments at pos, as libjpeg's next_marker skips it
  * ("N extraneous bytes before marker"; lj.h lets it pass before the first
  * scan): to the first 0xFF of the next run of them whose marker byte is not 0
- * (a 0xFF 0x00 pair is junk too), or to len. */
+ * (a 0xFF 0x00 pair is junk too), or to len. pos itself where a marker is
+ * there (no junk). */
 static size_t skip_junk(const unsigned char *b, size_t len, size_t pos)
 {
     while (pos < len) {
@@ -282,17 +283,6 @@ static size_t skip_junk(const unsigned char *b, size_t len, size_t pos)
         pos++;
     }
     return len;
-}
-
-/* Whether jpeg_next's JSEG_BAD at pos is junk (no 0xFF there, or 0xFF 0x00)
- * rather than a marker where none may be (SOI, a length under 2). */
-static bool is_junk(const unsigned char *b, size_t len, size_t pos)
-{
-    if (b[pos] != 0xff)
-        return true;
-    while (pos < len && b[pos] == 0xff)
-        pos++;
-    return pos < len && b[pos] == 0x00;
 }
 
 /* Whether n bytes at p could begin with id (compares what is there of it). */
@@ -337,8 +327,10 @@ int vki_meta_read_jpeg(const unsigned char *b, size_t len, vki_meta *m, vkimg_er
     jseg s;
     for (;;) {
         int r = jpeg_next(b, len, &pos, &s);
-        if (r == JSEG_BAD && is_junk(b, len, pos)) {
-            pos = skip_junk(b, len, pos); /* bytes libjpeg skips (not a marker) */
+        size_t past;
+        if (r == JSEG_BAD && (past = skip_junk(b, len, pos)) != pos) {
+            pos = past; /* bytes libjpeg skips (not a marker), rather than a marker where
+                           none may be (SOI, a length under 2) */
             continue;
         }
         if (r == JSEG_END || r == JSEG_BAD)

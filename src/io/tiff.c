@@ -673,7 +673,8 @@ static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *r
         return "out of memory";
     }
     const char *err = NULL;
-    unsigned char *rev = NULL; /* FillOrder 2: the chunk's data bit-reversed */
+    unsigned char *rev = NULL; /* FillOrder 2: the chunk's data bit-reversed (rev_cap bytes, grown) */
+    size_t rev_cap = 0;
     const unsigned sp = ti->planar == 2 ? 1 : ti->spp;
     const bool swap = t->le != host_le() && ti->bps >= 16 && ti->pred != 3;
     for (uint64_t k = 0; k < ti->nchunks && !err; k++) {
@@ -687,12 +688,16 @@ static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *r
             break;
         }
         const unsigned char *src = t->b + off;
-        if (ti->reversed) { /* the chunk's bytes with their bits in the usual order, as libtiff
-                               reverses them before any decompression */
-            free(rev);
-            if (!(rev = malloc(cnt ? (size_t)cnt : 1))) {
-                err = "out of memory";
-                break;
+        if (ti->reversed && cnt) { /* the chunk's bytes with their bits in the usual order, as
+                                      libtiff reverses them before any decompression */
+            if (cnt > rev_cap) {
+                unsigned char *grown = realloc(rev, (size_t)cnt);
+                if (!grown) {
+                    err = "out of memory";
+                    break;
+                }
+                rev = grown;
+                rev_cap = (size_t)cnt;
             }
             for (size_t i = 0; i < (size_t)cnt; i++)
                 rev[i] = bit_reverse(src[i]);
