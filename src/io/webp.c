@@ -294,6 +294,16 @@ int vki_webp_add_meta(const unsigned char *webp, size_t len, const vki_meta *m, 
     WebPMux *mux = WebPMuxCreate(&in, 0);
     if (!mux)
         return vki_fail(e, VKIMG_E_RUNTIME, "WebP metadata: the encoded file does not parse");
+    /* libwebpmux 1.2.4 takes an animation with an image outside the ANMF chunks, then
+     * WebPMuxAssemble reads that image's missing frame header (a NULL dereference; fixed
+     * upstream in 2026, c95ed445): refused here, as WebPDemux refuses it when decoding */
+    int n_img = 0, n_anmf = 0;
+    if (WebPMuxNumChunks(mux, WEBP_CHUNK_IMAGE, &n_img) != WEBP_MUX_OK ||
+        WebPMuxNumChunks(mux, WEBP_CHUNK_ANMF, &n_anmf) != WEBP_MUX_OK || (n_img > 1 && n_anmf != n_img)) {
+        WebPMuxDelete(mux);
+        return vki_fail(e, VKIMG_E_RUNTIME, "WebP metadata: the encoded file has %d images, %d of them in ANMF frames",
+                        n_img, n_anmf);
+    }
     WebPMuxError err = WEBP_MUX_OK;
     if (m && m->icc_len) {
         const WebPData d = { m->icc, m->icc_len };

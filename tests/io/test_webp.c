@@ -1549,6 +1549,25 @@ static void test_meta(void)
         o = (unsigned char *)1;
         rc = vki_webp_add_meta(bs[0].f, bs[0].n - 9, &ok, &o, &on, NULL, &e);
         CHECK(rc == VKIMG_E_RUNTIME && !o && !on, "add_meta to a truncated WebP: rc %d", rc);
+        /* the animation with a still's image chunk after its frames, outside any ANMF
+         * (libwebpmux 1.2.4 takes it and WebPMuxAssemble dereferences the missing frame
+         * header; the fuzzer's find) */
+        bbuf body = { 0 };
+        bb_put(&body, bs[4].f + 12, bs[4].n - 12);
+        bb_put(&body, bs[0].f + 12, bs[0].n - 12);
+        size_t bn;
+        unsigned char *bare = riff(&body, &bn);
+        o = (unsigned char *)1;
+        on = 7;
+        rc = vki_webp_add_meta(bare, bn, &ok, &o, &on, NULL, &e);
+        CHECK(rc == VKIMG_E_RUNTIME && !o && !on && strstr(e.msg, "ANMF"), "add_meta to an animation with a bare image: rc %d %s",
+              rc, rc ? e.msg : "");
+        vkimg_image im;
+        rc = load(bare, bn, NULL, &im, &e);
+        CHECK(rc == VKIMG_E_RUNTIME, "an animation with a bare image decodes: rc %d", rc);
+        if (!rc)
+            vkimg_image_free(&im);
+        free(bare);
     }
     vki_meta_free(&m);
     free(pay.p);
