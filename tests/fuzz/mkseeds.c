@@ -519,9 +519,7 @@ static void jpeg_header_junk(const char *name, const vkimg_meta *m)
         die("%s: %s", name, tjGetErrorStr2(t));
     if (vki_jpeg_add_meta(jpg, n, m, &out, &outn, NULL, &e))
         die("%s: %s", name, e.msg);
-    size_t at = 2;
-    while (at + 1 < outn && !(out[at] == 0xff && out[at + 1] == 0xdb))
-        at++;
+    const size_t at = lj_marker(out, outn, 0xdb, 0);
     unsigned char *b = malloc(outn + 5);
     memcpy(b, out, at);
     memcpy(b + at, "\x00\x12\xff\x00\x34", 5);

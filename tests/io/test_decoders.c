@@ -967,9 +967,7 @@ static void test_jpeg(void)
         free(j);
 
         j = tj_encode(&src, TJPF_RGB, TJSAMP_420, 90, TJFLAG_PROGRESSIVE, &n);
-        size_t sos = 2; /* the first scan: SOS header + entropy data up to the next marker */
-        while (sos + 4 < n && !(j[sos] == 0xff && j[sos + 1] == 0xda))
-            sos += 2 + ((size_t)j[sos + 2] << 8 | j[sos + 3]);
+        const size_t sos = lj_marker(j, n, 0xda, 0); /* the first scan: SOS header + entropy data up to the next marker */
         size_t end = sos + 2 + ((size_t)j[sos + 2] << 8 | j[sos + 3]);
         while (end + 1 < n && !(j[end] == 0xff && j[end + 1] != 0 && (j[end + 1] < 0xd0 || j[end + 1] > 0xd7)))
             end++;

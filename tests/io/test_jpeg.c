@@ -296,15 +296,6 @@ static void min_8(void *user, int w, int h, int orientation, int *min_w, int *mi
     *min_w = *min_h = 8;
 }
 
-/* Offset of the first marker m at or after from in a JPEG's header (0: none). */
-static size_t marker_at(const unsigned char *j, size_t n, size_t from, unsigned m)
-{
-    for (size_t i = from; i + 1 < n; i++)
-        if (j[i] == 0xff && j[i + 1] == m)
-            return i;
-    return 0;
-}
-
 /* Junk between marker segments before the first scan (a metadata writer's wrong
  * segment length: libjpeg warns "N extraneous bytes before marker"), which holds
  * no image data, is skipped: the file decodes to the pixels of the file without
@@ -343,8 +334,8 @@ static void test_junk(void)
         int rc8 = vki_jpeg_decode_opts(j, n, "clean.jpg", 0, &so, &clean8, &e);
         CHECK(rc8 == 0 && clean8.w < clean.w, "kind %d: the clean file at 1/8: %s", kind, rc8 ? e.msg : "whole");
         /* before the EXIF (right after SOI), before DQT, before SOS */
-        const size_t sos = marker_at(j, n, 2, 0xda);
-        const size_t at[3] = { 2, marker_at(j, n, 2, 0xdb), sos };
+        const size_t sos = lj_marker(j, n, 0xda, 0);
+        const size_t at[3] = { 2, lj_marker(j, n, 0xdb, 0), sos };
         for (int a = 0; a < 3 && !rc && !rc8; a++)
             for (size_t k = 0; k < sizeof junks / sizeof junks[0]; k++) {
                 const size_t jn = junks[k][0], bn = n + jn;
@@ -374,7 +365,7 @@ static void test_junk(void)
             }
         /* the same junk after the first scan (before the progressive file's
          * second SOS): refused, with TurboJPEG's message */
-        const size_t sos2 = kind == 1 ? marker_at(j, n, sos + 2, 0xda) : 0;
+        const size_t sos2 = kind == 1 ? lj_marker(j, n, 0xda, 1) : 0;
         if (sos2) {
             unsigned char *b = malloc(n + 3);
             memcpy(b, j, sos2);

@@ -278,10 +278,7 @@ static void test_encode(vkimg_ctx *ctx)
     size_t nh = 0;
     CHECK(rc == 0 && vki_jpeg_encode_coded(&out, &host, &nh, &e) == 0, "coded on the host: %s", e.msg);
     vkimg_image_free(&out);
-    size_t sos = 2; /* the entropy-coded segment: from after SOS to before EOI */
-    while (sos + 4 < nh && !(host[sos] == 0xff && host[sos + 1] == 0xda))
-        sos += 2 + ((size_t)host[sos + 2] << 8 | host[sos + 3]);
-    const size_t data0 = sos + 2 + ((size_t)host[sos + 2] << 8 | host[sos + 3]), len = nh - 2 - data0;
+    const size_t data0 = lj_scan_data(host, nh), len = nh - 2 - data0; /* the entropy-coded segment, before EOI */
     for (int more = 0; more <= 1; more++) {
         char cap[32];
         snprintf(cap, sizeof cap, "%zu", len - (size_t)more);

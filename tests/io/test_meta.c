@@ -14,6 +14,7 @@
 #include "exif_util.h"
 #include "io/io_priv.h"
 #include "io/meta.h"
+#include "lj_util.h"
 #include "t.h"
 #include "vkimg/vkimg.h"
 
@@ -566,9 +567,7 @@ static void test_jpeg_malformed(void)
         bbuf seg = { 0 };
         icc_seg(&seg, 1, 1, icc, 3000);
         /* put it right before SOS */
-        size_t sos = 2;
-        while (!(jpg[sos] == 0xff && jpg[sos + 1] == 0xda))
-            sos += 2 + ((size_t)jpg[sos + 2] << 8 | jpg[sos + 3]);
+        const size_t sos = lj_marker(jpg, jn, 0xda, 0);
         bbuf f = { 0 };
         bb_put(&f, jpg, sos);
         bb_put(&f, seg.p, seg.n);
@@ -1682,9 +1681,7 @@ static void test_xmp_jpeg_read(void)
     {
         bbuf seg = { 0 }, f = { 0 };
         app_seg(&seg, 0xe1, xmp_sig, XMP_SIG_LEN, pk, pn);
-        size_t sos = 2;
-        while (!(jpg[sos] == 0xff && jpg[sos + 1] == 0xda))
-            sos += 2 + ((size_t)jpg[sos + 2] << 8 | jpg[sos + 3]);
+        const size_t sos = lj_marker(jpg, jn, 0xda, 0);
         bb_put(&f, jpg, sos);
         bb_put(&f, seg.p, seg.n);
         bb_put(&f, jpg + sos, jn - sos);

@@ -91,3 +91,36 @@ int lj_decode_rgb(const unsigned char *jpg, size_t n, int denom, vkimg_image *ou
     jpeg_destroy_decompress(&d);
     return 0;
 }
+
+size_t lj_marker(const unsigned char *jpg, size_t n, unsigned m, int k)
+{
+    size_t p = 2;
+    while (p + 1 < n && jpg[p] == 0xff) {
+        const unsigned mk = jpg[p + 1];
+        if (mk == 0xff) { /* a fill byte */
+            p++;
+            continue;
+        }
+        if (mk == m && k-- == 0)
+            return p;
+        if (mk == 0xd9)
+            return 0;
+        if (mk == 0x01 || (mk >= 0xd0 && mk <= 0xd7)) { /* no length */
+            p += 2;
+            continue;
+        }
+        if (p + 4 > n)
+            return 0;
+        p += 2 + ((size_t)jpg[p + 2] << 8 | jpg[p + 3]);
+        if (mk == 0xda) /* the entropy-coded data: 0xFF only as 0xFF 0x00 or RSTn */
+            while (p + 1 < n && !(jpg[p] == 0xff && jpg[p + 1] != 0 && (jpg[p + 1] < 0xd0 || jpg[p + 1] > 0xd7)))
+                p++;
+    }
+    return 0;
+}
+
+size_t lj_scan_data(const unsigned char *jpg, size_t n)
+{
+    const size_t sos = lj_marker(jpg, n, 0xda, 0);
+    return sos && sos + 4 <= n ? sos + 2 + ((size_t)jpg[sos + 2] << 8 | jpg[sos + 3]) : 0;
+}

@@ -1,5 +1,6 @@
 /* JPEGs through libjpeg's own API for the tests, where TurboJPEG has no call:
- * files with any sampling factors, and libjpeg's own decode as a reference. */
+ * files with any sampling factors, and libjpeg's own decode as a reference; and
+ * where a JPEG's marker segments are, for the tests that cut or splice files. */
 #ifndef VKI_LJ_UTIL_H
 #define VKI_LJ_UTIL_H
 
@@ -16,4 +17,13 @@ unsigned char *lj_encode(const vkimg_image *im, int quality, const int hv[3], in
 /* libjpeg's own decode of a JPEG to RGB at 1/denom, with its defaults (those
  * TurboJPEG keeps): 0, or -1 (out empty) where libjpeg fails. */
 int lj_decode_rgb(const unsigned char *jpg, size_t n, int denom, vkimg_image *out);
+
+/* The offset of the k-th (0: the first) marker m (0xFF m) of a JPEG, walked as a
+ * decoder walks it: from after SOI segment by segment, each scan's entropy-coded
+ * data skipped up to the next marker that is not RSTn. 0 where there is none before
+ * EOI or the end, or where the walk meets a byte that is not a marker. */
+size_t lj_marker(const unsigned char *jpg, size_t n, unsigned m, int k);
+/* The offset of the first scan's entropy-coded data (after its SOS segment); 0
+ * where there is none. */
+size_t lj_scan_data(const unsigned char *jpg, size_t n);
 #endif
