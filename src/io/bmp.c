@@ -1,7 +1,9 @@
 /* BMP decoder.
  *
  * Takes the BMPs stb_image takes and gives, for valid files, exactly its result:
- * headers of 12 (OS/2), 40, 56, 108 (V4) and 124 (V5) bytes; 1/4/8-bit palette
+ * headers of 12 (OS/2), 40, 56, 108 (V4) and 124 (V5) bytes (and, beyond stb, the
+ * 52-byte V2 header, the OS/2 2.x header of 64 bytes and its 16-byte short form:
+ * see below); 1/4/8-bit (and, beyond stb, Windows CE's 2-bit) palette
  * images (RGB out), 24-bit (RGB), 16 and 32-bit with BI_RGB's default masks (16-bit:
  * 5-5-5; 32-bit: BGRA, where an alpha channel that is 0 everywhere means opaque) or
  * BI_BITFIELDS masks of up to 8 bits each, widened as stb does; RGBA when the file
@@ -29,7 +31,12 @@
  * its 12 bytes (stb counts 24, so 4 entries too few: indices past them refused
  * here, garbage in stb); a 56-byte header's masks are its own (stb reads three
  * from the pixel data, and refuses Photoshop's files when they are equal); a
- * palette of more than 256 entries has its first 256 read. */
+ * palette of more than 256 entries has its first 256 read. Header sizes stb does
+ * not take, as ImageMagick and Pillow read them: 52 bytes (V2: the 40-byte fields
+ * and three colour masks, no alpha mask); OS/2 2.x, 64 bytes (the 40-byte fields,
+ * then 24 of OS/2's own, unused here; 4-byte palette entries; its compression 3 and
+ * 4, Huffman 1D and RLE24, are refused) and its first 16 bytes alone (width,
+ * height, planes, bits: uncompressed). */
 #include "io/io_priv.h"
 #include "core/util.h"
 
@@ -135,7 +142,7 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
     if (len < 18)
         return bmp_fail(e, name, "truncated in the file header (%zu bytes)", len);
     const uint32_t offset = vki_rd32le(b + 10), hsz = vki_rd32le(b + 14);
-    if (hsz != 12 && hsz != 40 && hsz != 56 && hsz != 108 && hsz != 124)
+    if (hsz != 12 && hsz != 16 && hsz != 40 && hsz != 52 && hsz != 56 && hsz != 64 && hsz != 108 && hsz != 124)
         return bmp_fail(e, name, "unsupported header size %u", (unsigned)hsz);
     if (len < 14 + (size_t)hsz)
         return bmp_fail(e, name, "truncated in the %u-byte header", (unsigned)hsz);
@@ -159,14 +166,16 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
     uint32_t mr = 0, mg = 0, mb = 0, ma = 0, compress = 0;
     int all_a_check = 0; /* BI_RGB 32-bit: an alpha that is 0 everywhere means opaque */
     if (hsz != 12) {
-        compress = vki_rd32le(h + 16);
+        compress = hsz > 16 ? vki_rd32le(h + 16) : 0;
+        if (hsz == 64 && (compress == 3 || compress == 4))
+            return bmp_fail(e, name, "OS/2 %s compression is not supported", compress == 3 ? "Huffman 1D" : "RLE24");
         if ((compress == 1 && bpp != 8) || (compress == 2 && bpp != 4))
             return bmp_fail(e, name, "%s with %u bits a pixel", compress == 1 ? "RLE8" : "RLE4", bpp);
         if (compress >= 4)
             return bmp_fail(e, name, "compression %u (JPEG, PNG or other) is not supported", (unsigned)compress);
         if (compress == 3 && bpp != 16 && bpp != 32)
             return bmp_fail(e, name, "BI_BITFIELDS with %u bits a pixel", bpp);
-        if (hsz == 40) {
+        if (hsz == 16 || hsz == 40 || hsz == 64) {
             if (bpp == 16 || bpp == 32) {
                 if (compress == 0) {
                     if (bpp == 16) {
@@ -184,9 +193,10 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
                         return bmp_fail(e, name, "invalid colour masks");
                 }
             }
-        } else { /* V3 (Adobe's 56 bytes), V4, V5: the masks are in the header; BI_RGB
-                    uses the defaults */
-            mr = vki_rd32le(h + 40), mg = vki_rd32le(h + 44), mb = vki_rd32le(h + 48), ma = vki_rd32le(h + 52);
+        } else { /* V2 (52 bytes: no alpha mask), V3 (Adobe's 56 bytes), V4, V5: the masks
+                    are in the header; BI_RGB uses the defaults */
+            mr = vki_rd32le(h + 40), mg = vki_rd32le(h + 44), mb = vki_rd32le(h + 48);
+            ma = hsz > 52 ? vki_rd32le(h + 52) : 0;
             if (compress != 3) {
                 if (bpp == 16) {
                     mr = 31u << 10, mg = 31u << 5, mb = 31u;
@@ -213,7 +223,7 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
     long psize = 0;
     size_t rowbytes;
     if (bpp < 16) {
-        if (bpp != 1 && bpp != 4 && bpp != 8)
+        if (bpp != 1 && bpp != 2 && bpp != 4 && bpp != 8)
             return bmp_fail(e, name, "%u bits a pixel is not supported", bpp);
         const long es = hsz == 12 ? 3 : 4; /* bytes a palette entry */
         /* the entries between the headers and the data, at most 256 (those past
@@ -229,7 +239,7 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
             const unsigned char *p = b + cur + (size_t)(i * es);
             pal[i][0] = p[2], pal[i][1] = p[1], pal[i][2] = p[0]; /* BGR(x) */
         }
-        rowbytes = bpp == 1 ? ((size_t)w + 7) / 8 : bpp == 4 ? ((size_t)w + 1) / 2 : w;
+        rowbytes = ((size_t)w * bpp + 7) / 8;
     } else {
         if (bpp != 16 && bpp != 24 && bpp != 32)
             return bmp_fail(e, name, "%u bits a pixel is not supported", bpp);
@@ -289,8 +299,8 @@ int vki_bmp_decode(const unsigned char *b, size_t len, const char *name, uint64_
         unsigned char *o = img + (flip ? ht - 1 - y : y) * (size_t)w * (size_t)c;
         if (bpp < 16) {
             for (size_t x = 0; x < w; x++) {
-                unsigned i = bpp == 8 ? s[x] : bpp == 4 ? (unsigned)(s[x / 2] >> (x & 1 ? 0 : 4)) & 15
-                                                        : (unsigned)(s[x / 8] >> (7 - (x & 7))) & 1;
+                /* (1, 2 and 4-bit indices: the leftmost pixel in the high bits) */
+                unsigned i = bpp == 8 ? s[x] : (unsigned)(s[x * bpp / 8] >> (8 - bpp - x * bpp % 8)) & ((1u << bpp) - 1);
                 bad |= i >= (unsigned)psize;
                 i &= 255;
                 o[0] = pal[i][0], o[1] = pal[i][1], o[2] = pal[i][2];

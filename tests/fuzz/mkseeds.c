@@ -646,8 +646,9 @@ static void bmp_rle_hand(const char *name, int bpp)
     free(b.p);
 }
 
-/* BMP by hand: bpp 1/4/8 (a palette), 16 (masks 5-6-5 with BI_BITFIELDS) or 32
- * (BI_BITFIELDS with alpha); hdr 40 or 108 bytes; top-down when topdown. */
+/* BMP by hand: bpp 1/2/4/8 (a palette), 16 (masks 5-6-5 with BI_BITFIELDS) or 32
+ * (BI_BITFIELDS with alpha); hdr 40, 52 (V2: masks in it), 64 (OS/2 2.x: no bit
+ * fields) or 108 bytes; top-down when topdown. */
 static void bmp_hand(const char *name, int w, int h, int bpp, int hdrsize, int topdown)
 {
     bbuf px = { 0 }, b = { 0 };
@@ -685,13 +686,18 @@ static void bmp_hand(const char *name, int w, int h, int bpp, int hdrsize, int t
     bb_le32(&b, (uint32_t)(topdown ? -h : h));
     bb_le16(&b, 1);
     bb_le16(&b, (unsigned)bpp);
-    bb_le32(&b, bpp == 16 || bpp == 32 ? 3 : 0); /* BI_BITFIELDS : BI_RGB */
+    bb_le32(&b, (bpp == 16 || bpp == 32) && hdrsize != 64 ? 3 : 0); /* BI_BITFIELDS : BI_RGB */
     bb_le32(&b, (uint32_t)px.n);
     bb_le32(&b, 2835), bb_le32(&b, 2835);
     bb_le32(&b, (uint32_t)npal), bb_le32(&b, 0);
     uint32_t rm = bpp == 16 ? 0xf800 : 0x00ff0000, gm = bpp == 16 ? 0x07e0 : 0x0000ff00,
              bm = bpp == 16 ? 0x001f : 0x000000ff, am = bpp == 32 ? 0xff000000 : 0;
-    if (hdrsize == 108) {
+    if (hdrsize == 52) {
+        bb_le32(&b, rm), bb_le32(&b, gm), bb_le32(&b, bm);
+    } else if (hdrsize == 64) {
+        for (int i = 0; i < 6; i++) /* OS/2's own fields */
+            bb_le32(&b, 0);
+    } else if (hdrsize == 108) {
         bb_le32(&b, rm), bb_le32(&b, gm), bb_le32(&b, bm), bb_le32(&b, am);
         bb_str(&b, "BGRs");
         for (int i = 0; i < 12; i++)
@@ -963,10 +969,13 @@ int main(int argc, char **argv)
     stbiw_make("bmp_rgb24.bmp", VKIMG_FILE_BMP, 5, 3, 3);
     stbiw_make("bmp_rgba32.bmp", VKIMG_FILE_BMP, 3, 3, 4);
     bmp_hand("bmp_pal1.bmp", 11, 3, 1, 40, 0);
+    bmp_hand("bmp_pal2.bmp", 7, 3, 2, 40, 0);
     bmp_hand("bmp_pal4_topdown.bmp", 5, 4, 4, 40, 1);
     bmp_hand("bmp_pal8.bmp", 6, 3, 8, 40, 0);
     bmp_hand("bmp_565.bmp", 4, 3, 16, 40, 0);
     bmp_hand("bmp_v4_rgba32.bmp", 3, 2, 32, 108, 1);
+    bmp_hand("bmp_v2_565.bmp", 5, 3, 16, 52, 0);
+    bmp_hand("bmp_os2v2_pal8.bmp", 6, 3, 8, 64, 1);
     bmp_rle_hand("bmp_rle8.bmp", 8);
     bmp_rle_hand("bmp_rle4.bmp", 4);
 

@@ -1153,8 +1153,8 @@ static void test_gif(void)
 
 /* ================================================================ BMP */
 
-/* A BMP by hand: header size hsz (12, 40, 56, 108, 124), bpp, compression (0 or 3
- * with masks[4]), palette of npal BGRX entries, pixel rows given as packed bytes
+/* A BMP by hand: header size hsz (12, 16, 40, 52, 56, 64, 108, 124), bpp,
+ * compression (0 or 3 with masks[4]; 16 bytes have no field for it), palette of npal BGRX entries, pixel rows given as packed bytes
  * per row (rowbytes each, padded here), bottom-up unless top_down. */
 typedef struct bspec {
     int hsz, w, h, bpp, compress, top_down, npal;
@@ -1182,15 +1182,21 @@ static unsigned char *mk_bmp(const bspec *s, size_t *n)
     bb_le32(&b, (uint32_t)s->hsz);
     if (s->hsz == 12) {
         bb_le16(&b, (unsigned)s->w), bb_le16(&b, (unsigned)s->h), bb_le16(&b, 1), bb_le16(&b, (unsigned)s->bpp);
+    } else if (s->hsz == 16) { /* OS/2 2.x's short form */
+        bb_le32(&b, (uint32_t)s->w), bb_le32(&b, (uint32_t)(s->top_down ? -s->h : s->h));
+        bb_le16(&b, 1), bb_le16(&b, (unsigned)s->bpp);
     } else {
         bb_le32(&b, (uint32_t)s->w), bb_le32(&b, (uint32_t)(s->top_down ? -s->h : s->h));
         bb_le16(&b, 1), bb_le16(&b, (unsigned)s->bpp);
         bb_le32(&b, (uint32_t)s->compress);
         bb_le32(&b, (uint32_t)((rb + pad) * s->h));
         bb_le32(&b, 2835), bb_le32(&b, 2835), bb_le32(&b, (uint32_t)s->npal), bb_le32(&b, 0);
-        if (s->hsz == 56)
-            for (int i = 0; i < 4; i++)
+        if (s->hsz == 52 || s->hsz == 56)
+            for (int i = 0; i < (s->hsz == 52 ? 3 : 4); i++)
                 bb_le32(&b, s->masks[i]);
+        if (s->hsz == 64) /* OS/2 2.x's own fields: units, recording, rendering, colour encoding ... */
+            for (int i = 0; i < 6; i++)
+                bb_le32(&b, 0);
         if (s->hsz >= 108) {
             for (int i = 0; i < 4; i++)
                 bb_le32(&b, s->masks[i]);
@@ -1256,17 +1262,15 @@ static void test_bmp(void)
         free(b.p);
     }
 
-    /* by hand: palettes of 1/4/8 bits with every header size, 16-bit 5-5-5 and 5-6-5,
+    /* by hand: palettes of 1/2/4/8 bits with every header size, 16-bit 5-5-5 and 5-6-5,
      * 32-bit BI_RGB (with and without alpha), 32-bit bit fields of 4..8 bits,
      * top-down, widths that need padding */
     unsigned char pal[256 * 4];
     for (size_t i = 0; i < sizeof pal; i++)
         pal[i] = (unsigned char)rnd(256);
-    static const int hszs[] = { 12, 40, 56, 108, 124 };
-    for (size_t hi = 0; hi < 5; hi++)
+    static const int hszs[] = { 12, 16, 40, 56, 64, 108, 124 };
+    for (size_t hi = 0; hi < VKI_ARRAY_LEN(hszs); hi++)
         for (int bpp = 1; bpp <= 8; bpp *= 2) {
-            if (bpp == 2)
-                continue;
             for (int w = 1; w <= 19; w += 9) {
                 const int h = 6, npal = 1 + (int)rnd(1u << bpp);
                 bspec s = { .hsz = hszs[hi], .w = w, .h = h, .bpp = bpp, .npal = npal, .pal = pal,
@@ -1286,8 +1290,9 @@ static void test_bmp(void)
                 unsigned char *bmp = mk_bmp(&s, &n);
                 snprintf(what, sizeof what, "BMP header %d, %d-bit palette of %d, %dx%d%s", s.hsz, bpp, npal, w, h,
                          s.top_down ? " top-down" : "");
-                /* (stb takes an OS/2 palette 4 entries short: no oracle there) */
-                CHECK_OK(what, bmp, n, &want, s.hsz != 12);
+                /* (stb reads an OS/2 palette 4 entries short, and refuses OS/2 2.x
+                 * headers and 2-bit palettes: no oracle there) */
+                CHECK_OK(what, bmp, n, &want, s.hsz != 12 && s.hsz != 16 && s.hsz != 64 && bpp != 2);
                 if (w == 10)
                     CHECK_CUTS(what, bmp, n, 0);
                 if (bpp == 8 && npal < 256) { /* an index past the palette */
@@ -1317,6 +1322,13 @@ static void test_bmp(void)
         { 124, 32, 3, { 0x3f, 0xfc0, 0x3f000, 0x1f00000 }, 4 },
         { 124, 32, 0, { 0 }, 4 },
         { 108, 24, 0, { 0 }, 3 },
+        { 52, 32, 3, { 0xff0000, 0xff00, 0xff, 0 }, 3 }, /* V2: three masks in the header */
+        { 52, 16, 3, { 0xf800, 0x07e0, 0x001f, 0 }, 3 },
+        { 52, 32, 0, { 0 }, 4 },
+        { 16, 24, 0, { 0 }, 3 }, /* OS/2 2.x */
+        { 16, 32, 0, { 0 }, 4 },
+        { 64, 16, 0, { 0 }, 3 },
+        { 64, 24, 0, { 0 }, 3 },
     };
     for (size_t fi = 0; fi < sizeof fields / sizeof fields[0]; fi++)
         for (int zero_alpha = 0; zero_alpha < 2; zero_alpha++) {
@@ -1368,9 +1380,10 @@ static void test_bmp(void)
             snprintf(what, sizeof what, "BMP header %d, %d-bit, compression %d, masks %x %x %x %x%s", s.hsz, bpp,
                      s.compress, m[0], m[1], m[2], m[3], zero_alpha ? ", alpha 0 (top-down)" : "");
             /* (a 56-byte header's masks are inside it: stb reads three from the
-             * pixel data) */
-            CHECK_OK(what, bmp, n, &want, !(s.hsz == 56 && s.compress == 3));
-            if (fi == 1 || fi == 5)
+             * pixel data; stb has no 16, 52 or 64-byte header) */
+            const bool stb_has = s.hsz != 16 && s.hsz != 52 && s.hsz != 64;
+            CHECK_OK(what, bmp, n, &want, !(s.hsz == 56 && s.compress == 3) && stb_has);
+            if (fi == 1 || fi == 5 || !stb_has)
                 CHECK_CUTS(what, bmp, n, 0);
             free(bmp);
             /* the data after a gap (an unused palette of 3 entries, then 6 bytes
@@ -1416,16 +1429,34 @@ static void test_bmp(void)
         put_le32(m + 22, (uint32_t)-3);
         CHECK_OK("BMP height -3 (top-down)", m, n, NULL, 1);
         memcpy(m, bmp, n);
-        put_le32(m + 14, 64);
-        CHECK_BAD("BMP header size 64", m, n, "BMP: unsupported header size 64");
+        put_le32(m + 14, 20);
+        CHECK_BAD("BMP header size 20", m, n, "BMP: unsupported header size 20");
+        put_le32(m + 14, 64); /* (the data offset is then inside it) */
+        CHECK_BAD("BMP header size 64", m, n, "BMP: pixel data offset 54 inside the headers (78 bytes)");
+        {
+            bspec o2 = { .hsz = 64, .w = 4, .h = 3, .bpp = 24, .rows = rows };
+            size_t on;
+            unsigned char *os2 = mk_bmp(&o2, &on);
+            vkimg_image black = img_new(4, 3, 3, VKIMG_U8);
+            memset(black.data, 0, 36);
+            CHECK_OK("BMP OS/2 2.x 4x3", os2, on, &black, 0);
+            vkimg_image_free(&black);
+            put_le32(os2 + 30, 3);
+            CHECK_BAD("BMP OS/2 Huffman", os2, on, "BMP: OS/2 Huffman 1D compression is not supported");
+            put_le32(os2 + 30, 4);
+            CHECK_BAD("BMP OS/2 RLE24", os2, on, "BMP: OS/2 RLE24 compression is not supported");
+            free(os2);
+        }
         memcpy(m, bmp, n);
         put_le32(m + 30, 1);
         CHECK_BAD("BMP RLE8 at 24 bits", m, n, "BMP: RLE8 with 24 bits a pixel");
         put_le32(m + 30, 4);
         CHECK_BAD("BMP JPEG", m, n, "is not supported");
         memcpy(m, bmp, n);
-        m[28] = 2;
-        CHECK_BAD("BMP 2-bit", m, n, "BMP: ");
+        m[28] = 3;
+        CHECK_BAD("BMP 3-bit", m, n, "BMP: 3 bits a pixel is not supported");
+        m[28] = 2; /* (and no room for a palette) */
+        CHECK_BAD("BMP 2-bit", m, n, "BMP: pixel data offset 54 leaves no room for a palette");
         free(m);
         free(bmp);
         /* a palette of 300 entries, by the offset: its first 256 (no index reaches
