@@ -7,7 +7,7 @@
  *  - Compression: none (1), LZW (5, the TIFF 6.0 kind: MSB first, early change),
  *    Deflate (8 and 32946, zlib streams, through libdeflate), PackBits (32773) and
  *    JPEG (7: each strip or tile a JPEG stream, with the JPEGTables tag's tables, read
- *    by libjpeg as lj.h sets it up; 8-bit gray, RGB, or YCbCr made RGB);
+ *    by libjpeg as lj.h sets it up; 8-bit gray, RGB, YCbCr made RGB, or CMYK);
  *    Predictor 2 (horizontal differencing, 8/16/32-bit integers) and 3 (the floating
  *    point predictor). Others (old-style JPEG, CCITT, LZMA, ZSTD, WebP ...) are
  *    refused by name, as is the LZW of writers before TIFF 6.0 (LSB first).
@@ -503,9 +503,9 @@ static const char *tiff_header(const tf *t, tiff_img *ti, char why[256])
     }
     if (spp < ti->ncolor)
         return "fewer samples than the photometric interpretation needs";
-    if (comp == C_JPEG) { /* libjpeg decodes gray, RGB or YCbCr (made RGB) of 8-bit samples */
-        if (ti->bps != 8 || ti->fmt != 1 || spp != ti->ncolor || (photo != 1 && photo != 2 && photo != 6))
-            return "JPEG compression of other than 8-bit gray, RGB or YCbCr";
+    if (comp == C_JPEG) { /* libjpeg decodes gray, RGB, YCbCr (made RGB) or CMYK of 8-bit samples */
+        if (ti->bps != 8 || ti->fmt != 1 || spp != ti->ncolor || (photo != 1 && photo != 2 && photo != 5 && photo != 6))
+            return "JPEG compression of other than 8-bit gray, RGB, YCbCr or CMYK";
         if (ti->planar == 2)
             return "JPEG compression of separate planes is not supported";
         if (pred != 1)
@@ -584,7 +584,7 @@ static uint32_t chunk_rows(const tiff_img *ti, uint64_t down_idx)
 
 /* A JPEG strip or tile (libjpeg, as lj.h sets it up: warnings are errors) of cw x
  * rows pixels into dst (crow bytes a row): its tables first from the JPEGTables tag
- * (an abbreviated stream) where the file has one; YCbCr made RGB, RGB and gray as they
+ * (an abbreviated stream) where the file has one; YCbCr made RGB, RGB, gray and CMYK as they
  * are. A stream of more rows than the chunk has (the last strip written whole) gives
  * its first rows. NULL, or the reason in why. */
 static const char *jpeg_chunk(const tf *t, const tiff_img *ti, const unsigned char *src, size_t n,
@@ -612,7 +612,7 @@ static const char *jpeg_chunk(const tf *t, const tiff_img *ti, const unsigned ch
     }
     jpeg_mem_src(&d, src, (unsigned long)n);
     jpeg_read_header(&d, TRUE);
-    const int nc = ti->photo == 1 ? 1 : 3;
+    const int nc = ti->photo == 1 ? 1 : ti->photo == 5 ? 4 : 3;
     if (d.image_width != ti->cw || d.image_height < rows || d.image_height > ti->ch) { /* before libjpeg allocates */
         snprintf(why, 256, "a JPEG strip or tile of %ux%u, not %ux%u", d.image_width, d.image_height, ti->cw, rows);
         jpeg_destroy_decompress(&d);
@@ -625,8 +625,9 @@ static const char *jpeg_chunk(const tf *t, const tiff_img *ti, const unsigned ch
     if (ti->photo == 6) {
         d.jpeg_color_space = JCS_YCbCr;
         d.out_color_space = JCS_RGB;
-    } else { /* the samples as coded */
-        d.jpeg_color_space = nc == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    } else { /* the samples as coded (CMYK as TIFF has it, 0 no ink: not inverted as in
+                Adobe's JPEG files; libtiff's JPEG codec takes them as they are too) */
+        d.jpeg_color_space = nc == 1 ? JCS_GRAYSCALE : nc == 4 ? JCS_CMYK : JCS_RGB;
         d.out_color_space = d.jpeg_color_space;
     }
     d.dct_method = JDCT_ISLOW;
