@@ -12,7 +12,7 @@ static const vki_opt crop_opts[] = {
     [O_GEOMETRY] = { .name = "geometry", .type = VKI_OPT_TEXT, .placeholder = VKI_REG_SYNTAX,
                      .parse = vki_region_parse, .format = vki_region_format, .optional = true,
                      .help = "ImageMagick geometry: the region WxH at +X+Y (offsets from the gravity's corner; "
-                             "default the top-left)" },
+                             "default the top-left); W%xH% or W% in percent of the image's sides" },
     [O_W] = { .name = "w", .type = VKI_OPT_INT, .def = 0, .min = 0, .max = 1 << 24,
               .help = "width of the region (0: the image's; with h, instead of geometry)" },
     [O_H] = { .name = "h", .type = VKI_OPT_INT, .def = 0, .min = 0, .max = 1 << 24,
@@ -52,8 +52,7 @@ static int region(const vki_args *a, int W, int H, int *x0, int *y0, int *w, int
     vki_gravity g = (vki_gravity)(int)a->v[O_GRAVITY];
     if (a->v[O_GEOMETRY]) {
         const double *x = a->x[O_GEOMETRY];
-        rw = (long)x[VKI_REG_W];
-        rh = (long)x[VKI_REG_H];
+        vki_region_size(x, W, H, &rw, &rh);
         rx = (long)x[VKI_REG_X];
         ry = (long)x[VKI_REG_Y];
     } else {

@@ -201,18 +201,35 @@ static int offset(const char *t, size_t n, size_t *i, double *v)
 
 int vki_region_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why, size_t wn)
 {
+    /* WxH in pixels, or percentages of the image's sides as ImageMagick's crop reads
+     * them (ParseGravityGeometry): a '%' after either makes both percentages, and a
+     * lone W% is both sides */
     size_t i = 0;
-    double w = number(t, n, &i, false), h = -1;
-    if (w < 0 || i >= n || (t[i] != 'x' && t[i] != 'X'))
-        return fail(why, wn, "expected WxH");
-    i++;
-    h = number(t, n, &i, false);
+    bool pct = false;
+    double w = number(t, n, &i, true), h = -1;
+    if (w >= 0 && i < n && t[i] == '%')
+        pct = true, i++;
+    if (w >= 0 && i < n && (t[i] == 'x' || t[i] == 'X')) {
+        i++;
+        h = number(t, n, &i, true);
+        if (h >= 0 && i < n && t[i] == '%')
+            pct = true, i++;
+        if (h < 0 && !pct)
+            return fail(why, wn, "expected WxH or W%[xH%]");
+    }
+    if (w < 0 || (h < 0 && !pct))
+        return fail(why, wn, "expected WxH or W%[xH%]");
     if (h < 0)
-        return fail(why, wn, "expected WxH");
-    if (w < 1 || h < 1 || w > VKI_MAX_SIDE || h > VKI_MAX_SIDE)
+        h = w;
+    if (pct) {
+        if (!(w >= 1e-6) || !(h >= 1e-6) || w > 1e6 || h > 1e6)
+            return fail(why, wn, "percentages must be at least 0.000001 and at most 1000000");
+    } else if (w != floor(w) || h != floor(h) || w < 1 || h < 1 || w > VKI_MAX_SIDE || h > VKI_MAX_SIDE) {
         return fail(why, wn, "sizes are whole numbers of pixels from 1 to 16777216");
+    }
     x[VKI_REG_W] = w;
     x[VKI_REG_H] = h;
+    x[VKI_REG_PERCENT] = pct;
     if (i < n) {
         if (offset(t, n, &i, &x[VKI_REG_X]) || offset(t, n, &i, &x[VKI_REG_Y]) || i != n)
             return fail(why, wn, "expected the offsets as +X+Y (signs required, integers)");
@@ -223,10 +240,26 @@ int vki_region_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *w
 
 void vki_region_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n)
 {
+    char size[112];
+    if (x[VKI_REG_PERCENT]) {
+        char w[48], h[48];
+        geo_number(x[VKI_REG_W], w, sizeof w);
+        geo_number(x[VKI_REG_H], h, sizeof h);
+        /* the texts, not the values: two values that print alike parse back as one */
+        snprintf(size, sizeof size, "%s%s%s%%", w, strcmp(w, h) ? "x" : "", strcmp(w, h) ? h : "");
+    } else {
+        snprintf(size, sizeof size, "%.0fx%.0f", x[VKI_REG_W], x[VKI_REG_H]);
+    }
     if (x[VKI_REG_HAS_OFFSET])
-        snprintf(buf, n, "%.0fx%.0f%+.0f%+.0f", x[VKI_REG_W], x[VKI_REG_H], x[VKI_REG_X], x[VKI_REG_Y]);
+        snprintf(buf, n, "%s%+.0f%+.0f", size, x[VKI_REG_X], x[VKI_REG_Y]);
     else
-        snprintf(buf, n, "%.0fx%.0f", x[VKI_REG_W], x[VKI_REG_H]);
+        snprintf(buf, n, "%s", size);
+}
+
+void vki_region_size(const double x[VKI_TEXT_VALUES], int W, int H, long *w, long *h)
+{
+    *w = x[VKI_REG_PERCENT] ? (long)pct_side(x[VKI_REG_W], W) : (long)x[VKI_REG_W];
+    *h = x[VKI_REG_PERCENT] ? (long)pct_side(x[VKI_REG_H], H) : (long)x[VKI_REG_H];
 }
 
 static const struct {

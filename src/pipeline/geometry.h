@@ -26,11 +26,16 @@ void vki_geo_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n);
  * side limit. */
 int vki_geo_resolve(const double x[VKI_TEXT_VALUES], int w, int h, int *ow, int *oh, char *why, size_t wn);
 
-/* ---- a region: WxH+X+Y (offsets may be negative: WxH-X-Y), or WxH (at 0,0) */
-enum { VKI_REG_W, VKI_REG_H, VKI_REG_X, VKI_REG_Y, VKI_REG_HAS_OFFSET };
-#define VKI_REG_SYNTAX "WxH[+X+Y]"
+/* ---- a region: WxH+X+Y (offsets may be negative: WxH-X-Y), or WxH (at 0,0); the
+ * size in percentages of the image's sides (W%xH%, W% for both) as ImageMagick's
+ * crop has it, the offsets in pixels */
+enum { VKI_REG_W, VKI_REG_H, VKI_REG_X, VKI_REG_Y, VKI_REG_HAS_OFFSET, VKI_REG_PERCENT };
+#define VKI_REG_SYNTAX "WxH[+X+Y]|W%[xH%][+X+Y]"
 int vki_region_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why, size_t wn);
 void vki_region_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n);
+/* The region's size in pixels for a W x H image (percentages as ImageMagick rounds
+ * them: floor(pct * side / 100 + 0.5), at least 1) */
+void vki_region_size(const double x[VKI_TEXT_VALUES], int W, int H, long *w, long *h);
 
 /* ---- a colour: a name (black, white, red, green, blue, yellow, cyan, magenta,
  * gray, transparent/none), or hex RRGGBB / RRGGBBAA / RGB / RGBA, after a '#' or

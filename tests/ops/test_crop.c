@@ -67,6 +67,11 @@ static void test_forms(vkimg_ctx *ctx)
         { "crop=20x10+2+2:gravity=east", 20, 10, MV_EAST, 2, 2 },
         { "crop=20x10+2+2:gravity=west", 20, 10, MV_WEST, 2, 2 },
         /* w, h (0 or missing: the image's), gravity, x, y */
+        /* percentages of 37 x 23: floor(pct * side / 100 + 0.5) */
+        { "crop=50%", 19, 12, MV_NORTHWEST, 0, 0 },
+        { "crop=29%x50%+1+2:gravity=southeast", 11, 12, MV_SOUTHEAST, 1, 2 },
+        { "crop=10x50%:gravity=centre", 4, 12, MV_CENTRE, 0, 0 },
+        { "crop=200%-5-5", 74, 46, MV_NORTHWEST, -5, -5 },
         { "crop=w=20:h=10", 20, 10, MV_NORTHWEST, 0, 0 },
         { "crop=w=20", 20, 23, MV_NORTHWEST, 0, 0 },
         { "crop=h=10", 37, 10, MV_NORTHWEST, 0, 0 },

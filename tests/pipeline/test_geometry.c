@@ -119,7 +119,7 @@ static void shape_err_(int line, const char *text, int w, int h, int c, const ch
 
 /* ---------------------------------------------------------------- crop */
 
-#define REG_SYNTAX " (syntax: WxH[+X+Y])"
+#define REG_SYNTAX " (syntax: WxH[+X+Y]|W%[xH%][+X+Y])"
 #define NOT_BOTH "crop: give the region as geometry (WxH+X+Y) or as w, h, x, y, not both"
 #define GRAVITIES "centre, north, south, east, west, northeast, northwest, southeast, southwest"
 
@@ -131,13 +131,24 @@ static void test_crop(void)
     ERR("crop=x=3:y=4", 0, "crop: missing the region: geometry WxH+X+Y, or w and/or h");
     ERR("crop=gravity=centre", 0, "crop: missing the region: geometry WxH+X+Y, or w and/or h");
     /* the geometry's syntax */
-    ERR("crop=10", 5, "crop: geometry: '10': expected WxH" REG_SYNTAX);
-    ERR("crop=10x", 5, "crop: geometry: '10x': expected WxH" REG_SYNTAX);
-    ERR("crop=x10", 5, "crop: geometry: 'x10': expected WxH" REG_SYNTAX);
-    ERR("crop=-10x10", 5, "crop: geometry: '-10x10': expected WxH" REG_SYNTAX);
-    ERR("crop=10.5x10", 5, "crop: geometry: '10.5x10': expected WxH" REG_SYNTAX);
-    ERR("crop=10x10%", 5, "crop: geometry: '10x10%': expected the offsets as +X+Y (signs required, integers)"
+    ERR("crop=10", 5, "crop: geometry: '10': expected WxH or W%[xH%]" REG_SYNTAX);
+    ERR("crop=10x", 5, "crop: geometry: '10x': expected WxH or W%[xH%]" REG_SYNTAX);
+    ERR("crop=x10", 5, "crop: geometry: 'x10': expected WxH or W%[xH%]" REG_SYNTAX);
+    ERR("crop=-10x10", 5, "crop: geometry: '-10x10': expected WxH or W%[xH%]" REG_SYNTAX);
+    ERR("crop=10.5x10", 5, "crop: geometry: '10.5x10': sizes are whole numbers of pixels from 1 to 16777216"
         REG_SYNTAX);
+    /* percentages (ImageMagick's: a '%' after either side makes both percentages) */
+    ERR("crop=x10%", 5, "crop: geometry: 'x10%': expected WxH or W%[xH%]" REG_SYNTAX);
+    ERR("crop=%", 5, "crop: geometry: '%': expected WxH or W%[xH%]" REG_SYNTAX);
+    ERR("crop=10%%", 5, "crop: geometry: '10%%': expected the offsets as +X+Y (signs required, integers)"
+        REG_SYNTAX);
+    ERR("crop=10%x%", 5, "crop: geometry: '10%x%': expected the offsets as +X+Y (signs required, integers)"
+        REG_SYNTAX);
+    ERR("crop=0%", 5, "crop: geometry: '0%': percentages must be at least 0.000001 and at most 1000000" REG_SYNTAX);
+    ERR("crop=50%x1000001%", 5, "crop: geometry: '50%x1000001%': percentages must be at least 0.000001 and at "
+        "most 1000000" REG_SYNTAX);
+    ERR("crop=50%+1.5+0", 5, "crop: geometry: '50%+1.5+0': expected the offsets as +X+Y (signs required, "
+        "integers)" REG_SYNTAX);
     ERR("crop=0x10", 5, "crop: geometry: '0x10': sizes are whole numbers of pixels from 1 to 16777216" REG_SYNTAX);
     ERR("crop=10x0+1+1", 5, "crop: geometry: '10x0+1+1': sizes are whole numbers of pixels from 1 to 16777216"
         REG_SYNTAX);
@@ -193,6 +204,11 @@ static void test_crop(void)
     DESCRIBE("crop=16777216x1+16777216-16777216:w=0:x=0",
              "crop=geometry=16777216x1+16777216-16777216:w=0:h=0:gravity=northwest:x=0:y=0");
     /* '#' starts a comment: the offsets are gone, the rest is a crop at 0,0 */
+    DESCRIBE("crop=50%", "crop=geometry=50%:w=0:h=0:gravity=northwest:x=0:y=0");
+    DESCRIBE("crop=50%x50", "crop=geometry=50%:w=0:h=0:gravity=northwest:x=0:y=0");
+    DESCRIBE("crop=33.3x10%+1-2", "crop=geometry=33.3x10%+1-2:w=0:h=0:gravity=northwest:x=0:y=0");
+    DESCRIBE("crop=12.5%x:gravity=center", "crop=geometry=12.5%:w=0:h=0:gravity=centre:x=0:y=0");
+    DESCRIBE("crop=0.000001%x1000000%", "crop=geometry=0.000001x1000000%:w=0:h=0:gravity=northwest:x=0:y=0");
     DESCRIBE("crop=10x10#+1+2", "crop=geometry=10x10:w=0:h=0:gravity=northwest:x=0:y=0");
     DESCRIBE("crop=w=5", "crop=w=5:h=0:gravity=northwest:x=0:y=0");
     DESCRIBE("crop=h=0", "crop=w=0:h=0:gravity=northwest:x=0:y=0");
@@ -418,6 +434,14 @@ static void test_shapes(void)
         }
     /* crop: clipped to the image; the error when nothing is left */
     SHAPE("crop=10x10", 5, 20, 3, 5, 10, 3);
+    /* percentages: floor(pct * side / 100 + 0.5), at least 1; then clipped as pixels are */
+    SHAPE("crop=50%", 5, 20, 3, 3, 10, 3);      /* 2.5 -> 3 */
+    SHAPE("crop=29%x50", 50, 7, 1, 15, 4, 1);   /* 14.5 -> 15 (29 * 50 / 100, not 0.29 * 50), 3.5 -> 4 */
+    SHAPE("crop=33.3x10%", 400, 600, 3, 133, 60, 3);
+    SHAPE("crop=0.000001%", 9, 9, 2, 1, 1, 2);
+    SHAPE("crop=150%+1+1", 9, 4, 4, 8, 3, 4);
+    SHAPE("crop=50%+0+0:gravity=southeast", 7, 3, 3, 4, 2, 3);
+    SHAPE("rotate=90,crop=50%x100%", 8, 2, 1, 1, 8, 1); /* of the rotated image */
     SHAPE("crop=10x10-3-4", 5, 20, 3, 5, 6, 3);
     SHAPE("crop=w=3", 5, 20, 1, 3, 20, 1);
     SHAPE("crop=10x10+3+3:gravity=southeast", 5, 20, 4, 2, 10, 4);
