@@ -5,11 +5,13 @@
  *  - Layout: strips or tiles (edge tiles padded, as the format has them),
  *    PlanarConfiguration 1 (chunky) or 2 (one plane a sample).
  *  - Compression: none (1), LZW (5, the TIFF 6.0 kind: MSB first, early change),
- *    Deflate (8 and 32946, zlib streams, through libdeflate), PackBits (32773) and
+ *    Deflate (8 and 32946, zlib streams, through libdeflate), PackBits (32773),
  *    JPEG (7: each strip or tile a JPEG stream, with the JPEGTables tag's tables, read
- *    by libjpeg as lj.h sets it up; 8-bit gray, RGB, YCbCr made RGB, or CMYK);
- *    Predictor 2 (horizontal differencing, 8/16/32-bit integers) and 3 (the floating
- *    point predictor). Others (old-style JPEG, CCITT, LZMA, ZSTD, WebP ...) are
+ *    by libjpeg as lj.h sets it up; 8-bit gray, RGB, YCbCr made RGB, or CMYK) and
+ *    CCITT for 1-bit samples (ccitt.c: 2, modified Huffman; 3, T.4 1D or 2D as
+ *    T4Options says; 4, T.6; black runs are 1 bits whatever the photometric, as in
+ *    libtiff); Predictor 2 (horizontal differencing, 8/16/32-bit integers) and 3 (the
+ *    floating point predictor). Others (old-style JPEG, LZMA, ZSTD, WebP ...) are
  *    refused by name, as is the LZW of writers before TIFF 6.0 (LSB first).
  *    FillOrder 2: each byte of a chunk's data is bit-reversed before it is
  *    decompressed, as libtiff does (but for JPEG data, which libtiff leaves).
@@ -29,8 +31,8 @@
  *    profile), not applied here.
  *  - Hostile input: every offset and count is checked against the file; the size
  *    against max_pixels, and the chunks' byte counts against what their compression
- *    could make of them, before the pixels are allocated; a chunk must decode to its
- *    whole size.
+ *    could make of them (CCITT: the fewest bits a row takes), before the pixels are
+ *    allocated; a chunk must decode to its whole size.
  *
  * Writing (vki_tiff_encode): little-endian, one IFD, strips of about 256 KiB,
  * Deflate with predictor 2 (integers) or 3 (floats), or uncompressed; gray, gray + alpha, RGB, RGBA
@@ -38,6 +40,7 @@
  * 34675. The strips are compressed on up to `threads` threads (the same file for any
  * count). */
 #include "io/io_priv.h"
+#include "io/ccitt.h"
 #include "io/lj.h"
 #include "core/util.h"
 
@@ -56,8 +59,9 @@ enum {
     T_TILEWIDTH = 322, T_TILELENGTH = 323, T_TILEOFFSETS = 324, T_TILEBYTECOUNTS = 325, T_INKSET = 332,
     T_EXTRASAMPLES = 338, T_SAMPLEFORMAT = 339, T_ICC = VKI_TIFF_TAG_ICC,
 };
-enum { C_NONE = 1, C_LZW = 5, C_JPEG = 7, C_DEFLATE = 8, C_DEFLATE_OLD = 32946, C_PACKBITS = 32773 };
-enum { T_JPEGTABLES = 347 };
+enum { C_NONE = 1, C_CCITT_RLE = 2, C_FAX3 = 3, C_FAX4 = 4, C_LZW = 5, C_JPEG = 7, C_DEFLATE = 8,
+       C_DEFLATE_OLD = 32946, C_PACKBITS = 32773 };
+enum { T_T4OPTIONS = 292, T_T6OPTIONS = 293, T_JPEGTABLES = 347 };
 
 /* ------------------------------------------------------------------ reading the IFD */
 
@@ -276,6 +280,7 @@ typedef struct tiff_img {
     unsigned ncolor, alpha_kind;                       /* colour samples; 0 none, else ExtraSamples[0] + 1 */
     bool tiled;
     bool reversed;                   /* FillOrder 2: each byte of a chunk's data stored bit-reversed */
+    uint32_t fax_options;            /* CCITT: T4Options (compression 3) or T6Options (4) */
     uint32_t cw, ch;                 /* a chunk's width and height in pixels (strips: w x rows a strip) */
     uint64_t across, down, nchunks;  /* chunks a plane: across x down */
     vki_tiff_field offs, counts;
@@ -284,6 +289,8 @@ typedef struct tiff_img {
 } tiff_img;
 
 static size_t bits_bytes(uint64_t n, unsigned bps) { return (size_t)((n * bps + 7) / 8); }
+
+static bool ccitt(unsigned comp) { return comp == C_CCITT_RLE || comp == C_FAX3 || comp == C_FAX4; }
 
 /* Undoes the predictor on one chunk row of `px` pixels of `s` samples (host order
  * after swap for integers) */
@@ -452,12 +459,19 @@ static const char *tiff_header(const tf *t, tiff_img *ti, char why[256])
     ti->reversed = fillorder == 2 && comp != C_JPEG; /* (libjpeg's data is never reversed: libtiff's
                                                         JPEG codec ignores the tag too) */
     if (comp != C_NONE && comp != C_LZW && comp != C_DEFLATE && comp != C_DEFLATE_OLD && comp != C_PACKBITS &&
-        comp != C_JPEG) {
-        snprintf(why, 256, "compression %llu%s is not supported (none, LZW, Deflate, PackBits, JPEG are)",
+        comp != C_JPEG && !ccitt((unsigned)comp)) {
+        snprintf(why, 256, "compression %llu%s is not supported (none, LZW, Deflate, PackBits, JPEG, CCITT are)",
                  (unsigned long long)comp, comp_name(comp));
         return why;
     }
     ti->comp = (unsigned)comp;
+    if (ccitt(ti->comp)) {
+        if (ti->bps != 1 || spp != 1)
+            return "CCITT compression of other than one 1-bit sample a pixel";
+        if ((err = tf_scalar(t, comp == C_FAX4 ? T_T6OPTIONS : T_T4OPTIONS, 0, &v)))
+            return err;
+        ti->fax_options = (uint32_t)v;
+    }
     if (planar != 1 && planar != 2)
         return "an unknown PlanarConfiguration";
     ti->planar = spp == 1 ? 1 : (unsigned)planar;
@@ -716,6 +730,14 @@ static const char *read_chunks(const tf *t, const tiff_img *ti, unsigned char *r
         case C_LZW: err = lzw_decode(src, (size_t)cnt, dst, need); break;
         case C_PACKBITS: err = packbits_decode(src, (size_t)cnt, dst, need); break;
         case C_JPEG: err = jpeg_chunk(t, ti, src, (size_t)cnt, dst, rows, tmp, why); break;
+        case C_CCITT_RLE: case C_FAX3: case C_FAX4: {
+            char cw[256];
+            if ((err = vki_ccitt_decode(src, (size_t)cnt, dst, ti->cw, rows, ti->crow, ti->comp, ti->fax_options, cw))) {
+                snprintf(why, 256, "%s (%s %llu)", err, ti->tiled ? "tile" : "strip", (unsigned long long)k);
+                err = why;
+            }
+            break;
+        }
         default: {
             size_t got = 0;
             enum libdeflate_result res = libdeflate_zlib_decompress(dd, src, (size_t)cnt, dst, need, &got);
@@ -896,15 +918,23 @@ int vki_tiff_decode_opts(const unsigned char *b, size_t len, const char *name, u
             return tiff_fail(e, name, ti.tiled ? "a tile lies outside the file" : "a strip lies outside the file");
         total += cnt;
     }
-    /* the most a byte makes: Deflate 1032, LZW (a 12-bit code for a string of up to 4096) 2731, PackBits 64 */
+    /* the most a byte makes: Deflate 1032, LZW (a 12-bit code for a string of up to 4096) 2731, PackBits 64;
+     * CCITT has no such ratio (a T.6 row like the one above is 1 bit, however wide), but
+     * each row takes its fewest bits */
     const uint64_t ratio = ti.comp == C_NONE     ? 1
                          : ti.comp == C_PACKBITS ? 64
                          : ti.comp == C_LZW      ? 2731
                          : ti.comp == C_JPEG     ? 4096 /* (an 8 x 8 block of one colour: a few bits) */
                                                  : 1032;
-    if (total < raw_bytes / ratio / (ti.tiled ? 2 : 1)) /* (tiles: their padding) */
+    if (ccitt(ti.comp)) {
+        const uint64_t rows = ti.tiled ? ti.nchunks * ti.ch : ti.h; /* (tiles: under 2^46 of under 2^8 bits) */
+        if (total < (rows * vki_ccitt_min_row_bits(ti.cw, ti.comp, ti.fax_options) + 7) / 8)
+            return tiff_fail(e, name, "truncated: %llu bytes of CCITT data for %llu rows of %u pixels",
+                             (unsigned long long)total, (unsigned long long)rows, ti.cw);
+    } else if (total < raw_bytes / ratio / (ti.tiled ? 2 : 1)) { /* (tiles: their padding) */
         return tiff_fail(e, name, "truncated: %llu bytes of image data for %zu bytes of pixels",
                          (unsigned long long)total, raw_bytes);
+    }
     const int c = (ti.photo == 1 || ti.photo == 0 ? 1 : 3) + (ti.alpha_kind ? 1 : 0);
     const vkimg_fmt fmt = ti.fmt == 3 ? VKIMG_F32 : ti.bps == 16 ? VKIMG_U16 : VKIMG_U8;
     /* gray or RGB (YCbCr: libjpeg makes it RGB) of 8, 16 or 32-bit float samples,

@@ -1032,12 +1032,19 @@ int main(int argc, char **argv)
     tiff_lt("tiff_mono_miniswhite.tif", "w", 13, 3, 1, 1, PHOTOMETRIC_MINISWHITE, COMPRESSION_NONE, 1, 1, 3, 0, 0, -1,
             0, NULL);
     tiff_lt("tiff_pal4.tif", "w", 7, 3, 1, 4, PHOTOMETRIC_PALETTE, COMPRESSION_PACKBITS, 1, 1, 3, 0, 0, -1, 0, NULL);
+    tiff_lt("tiff_ccitt_rle.tif", "w", 13, 5, 1, 1, PHOTOMETRIC_MINISWHITE, COMPRESSION_CCITTRLE, 1, 1, 5, 0, 0, -1, 0,
+            NULL);
+    tiff_lt("tiff_ccitt_fax3.tif", "w", 13, 5, 1, 1, PHOTOMETRIC_MINISWHITE, COMPRESSION_CCITTFAX3, 1, 1, 2, 0, 0, -1,
+            0, NULL);
+    tiff_lt("tiff_ccitt_fax4.tif", "wb", 13, 5, 1, 1, PHOTOMETRIC_MINISBLACK, COMPRESSION_CCITTFAX4, 1, 1, 5, 0, 0, -1,
+            0, NULL);
     tiff_lt("tiff_ga_assoc.tif", "w", 5, 4, 2, 8, PHOTOMETRIC_MINISBLACK, COMPRESSION_NONE, 1, 1, 4, 0, 0,
             EXTRASAMPLE_ASSOCALPHA, 0, NULL);
     tiff_lt("tiff_float_pred3.tif", "w", 5, 3, 3, 32, PHOTOMETRIC_RGB, COMPRESSION_ADOBE_DEFLATE, 3, 1, 3, 0, 0, -1, 0,
             NULL);
     tiff_lt("tiff_cmyk.tif", "w", 4, 3, 4, 8, PHOTOMETRIC_SEPARATED, COMPRESSION_NONE, 1, 1, 3, 0, 0, -1, 0, NULL);
     tiff_lt("tiff_jpeg_ycbcr.tif", "w", 17, 16, 3, 8, PHOTOMETRIC_RGB, COMPRESSION_JPEG, 1, 1, 16, 0, 0, -1, 0, NULL);
+    tiff_lt("tiff_jpeg_cmyk.tif", "w", 17, 16, 4, 8, PHOTOMETRIC_SEPARATED, COMPRESSION_JPEG, 1, 1, 8, 0, 0, -1, 0, NULL);
     tiff_exif_hand("tiff_exif_gps_interop.tif");
 
     /* recognized and refused, and TGA's lookalike */
