@@ -256,10 +256,20 @@ void vki_region_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n)
         snprintf(buf, n, "%s", size);
 }
 
+/* A percentage may ask for more than an int holds (10^6 % of 2^24 pixels); past 2^26 the
+ * region clipped to the image is the same whatever the size (sides and offsets are at
+ * most 2^24), so it is capped there */
+static long region_side(double v, bool pct, int side)
+{
+    if (pct)
+        v = pct_side(v, side);
+    return v > (double)(1L << 26) ? 1L << 26 : (long)v;
+}
+
 void vki_region_size(const double x[VKI_TEXT_VALUES], int W, int H, long *w, long *h)
 {
-    *w = x[VKI_REG_PERCENT] ? (long)pct_side(x[VKI_REG_W], W) : (long)x[VKI_REG_W];
-    *h = x[VKI_REG_PERCENT] ? (long)pct_side(x[VKI_REG_H], H) : (long)x[VKI_REG_H];
+    *w = region_side(x[VKI_REG_W], x[VKI_REG_PERCENT] != 0, W);
+    *h = region_side(x[VKI_REG_H], x[VKI_REG_PERCENT] != 0, H);
 }
 
 static const struct {

@@ -34,7 +34,8 @@ enum { VKI_REG_W, VKI_REG_H, VKI_REG_X, VKI_REG_Y, VKI_REG_HAS_OFFSET, VKI_REG_P
 int vki_region_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why, size_t wn);
 void vki_region_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n);
 /* The region's size in pixels for a W x H image (percentages as ImageMagick rounds
- * them: floor(pct * side / 100 + 0.5), at least 1) */
+ * them: floor(pct * side / 100 + 0.5), at least 1; capped at 2^26, past which the
+ * clipped region is the same) */
 void vki_region_size(const double x[VKI_TEXT_VALUES], int W, int H, long *w, long *h);
 
 /* ---- a colour: a name (black, white, red, green, blue, yellow, cyan, magenta,

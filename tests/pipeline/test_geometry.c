@@ -442,6 +442,11 @@ static void test_shapes(void)
     SHAPE("crop=150%+1+1", 9, 4, 4, 8, 3, 4);
     SHAPE("crop=50%+0+0:gravity=southeast", 7, 3, 3, 4, 2, 3);
     SHAPE("rotate=90,crop=50%x100%", 8, 2, 1, 1, 8, 1); /* of the rotated image */
+    /* 10^6 % of 2^24 pixels is past an int: the whole image, wherever the gravity puts it */
+    SHAPE("crop=1000000%:gravity=centre", 16777216, 1, 1, 16777216, 1, 1);
+    SHAPE("crop=25600.00003%:gravity=centre", 16777216, 1, 1, 16777216, 1, 1); /* 2^32 + 5 pixels wide */
+    SHAPE("crop=1000000%-16777216+0:gravity=east", 16777216, 1, 1, 16777216, 1, 1);
+    SHAPE("crop=1000000%+16777215+0", 16777216, 1, 1, 1, 1, 1);
     SHAPE("crop=10x10-3-4", 5, 20, 3, 5, 6, 3);
     SHAPE("crop=w=3", 5, 20, 1, 3, 20, 1);
     SHAPE("crop=10x10+3+3:gravity=southeast", 5, 20, 4, 2, 10, 4);
