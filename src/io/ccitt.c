@@ -7,11 +7,10 @@
  * below as the standard prints them, first bit first; lookup tables indexed by the next
  * 12 (white), 13 (black) or 7 (mode) bits are built from them once.
  *
- * A row is a list of its changing elements (the positions where the colour changes,
- * white first), which is also what the next row's 2D codes refer to: b1 is the first
- * change of the reference row right of a0 to the colour opposite a0's (an even index
- * for a change to black), b2 the one after it; past its last change the reference row
- * has imaginary ones at the width.
+ * A row is kept as libtiff keeps it: the list of its runs (white first; here the end
+ * of each), which is also what the next row's 2D codes refer to. b1 is the end of a
+ * run of the reference row, which ends with libtiff's imaginary run of 0 (the
+ * standard's imaginary changes at the width); see row_2d.
  *
  * Where a stream departs from the standard, libtiff's decoder (tif_fax3.c) decides
  * what it means, so that a file decodes to libtiff's pixels or is refused:
@@ -21,13 +20,18 @@
  *  - a row ends as soon as its runs reach the width; the next row's data follows (in
  *    compression 2 from the next byte);
  *  - make-up codes may follow each other before the terminating one (libtiff adds
- *    them up).
+ *    them up);
+ *  - zero-length runs are runs like any other (an encoder such as ImageGear's writes
+ *    them in horizontal mode), with libtiff's bookkeeping of b1 over them, and a
+ *    white and a black 1D run of 0 one after the other dropped, as libtiff does;
+ *  - a row takes at most roundup(width + 1, 32) runs, twice that in 2D (libtiff 4.5.1
+ *    on; 4.5.0 keeps roundup(width, 32), and refuses a row of alternating pixels whose width
+ *    is a multiple of 32).
  * What libtiff only warns about or patches up (filling the rest of a row white) is an
  * error: runs past a row's end, an EOL or EOFB before a row is whole, a bad code,
- * uncompressed mode, data ending before the last row. So are what no encoder writes
- * and libtiff's reference row bookkeeping makes its own of: zero-length runs but for
- * a row's first white one, and pass mode with b2 at the row's end (the standard
- * passes only for b2 < a1 <= width; libtiff reads past its reference row then).
+ * uncompressed mode, data ending before the last row, more runs than libtiff keeps. So
+ * is a code that makes libtiff read past its reference row's runs (into what its
+ * memory holds of an older row).
  * One departure from libtiff (4.5) on valid data: in compression 2 it counts the 0s
  * it makes up past a strip's end, reading a code ahead, as data when it aligns a row
  * to its byte, and so misreads a strip's last row when reading the row before looked
@@ -161,6 +165,7 @@ typedef struct dec {
     size_t n;
     uint64_t pos, end; /* the next bit, the bits (MSB first) */
     uint32_t w, row;
+    uint32_t nruns; /* the most runs a row, as libtiff: roundup(w + 1, 32), twice that for 2D */
     char *why;
 } dec;
 
@@ -216,36 +221,75 @@ static int read_run(dec *d, bool black, uint32_t room, uint32_t *run)
     }
 }
 
-/* A 1D-coded row: its changes into ch, their count into *nch */
-static int row_1d(dec *d, uint32_t *ch, uint32_t *nch)
+/* A row's runs: the end of each (run 0 white), as libtiff keeps them */
+typedef struct runs {
+    uint32_t *e;
+    uint32_t n, cap;
+} runs;
+
+/* Appends a run ending at a0 (libtiff's SETVALUE: at most nruns a row) */
+static int push(dec *d, runs *r, uint32_t a0)
 {
-    uint32_t a0 = 0, n = 0;
-    for (bool black = false; a0 < d->w; black = !black) {
-        uint32_t run;
-        if (read_run(d, black, d->w - a0, &run))
-            return -1;
-        if (!run && (black || n)) /* (a row starting black: a white run of 0 first) */
-            return fail(d, "a zero-length run in");
-        a0 += run;
-        if (a0 < d->w)
-            ch[n++] = a0;
+    if (r->n >= d->nruns)
+        return fail(d, "more runs than libtiff takes in");
+    if (r->n == r->cap) {
+        const uint32_t cap = r->cap > d->nruns / 2 ? d->nruns : r->cap ? 2 * r->cap : 64;
+        uint32_t *e = realloc(r->e, (size_t)cap * sizeof *e);
+        if (!e)
+            return fail(d, "out of memory in");
+        r->e = e;
+        r->cap = cap;
     }
-    *nch = n;
+    r->e[r->n++] = a0;
     return 0;
 }
 
-/* A 2D-coded row against the reference row ref (its changes, then the width three
- * times): its changes into ch, their count into *nch */
-static int row_2d(dec *d, const uint32_t *ref, uint32_t *ch, uint32_t *nch)
+/* A 1D-coded row into r */
+static int row_1d(dec *d, runs *r)
+{
+    uint32_t a0 = 0;
+    r->n = 0;
+    for (bool black = false;; black = !black) {
+        uint32_t run;
+        if (read_run(d, black, d->w - a0, &run) || push(d, r, a0 += run))
+            return -1;
+        if (a0 >= d->w)
+            return 0;
+        /* a white and a black run of 0 one after the other are dropped, as libtiff does */
+        const uint32_t n = r->n, *e = r->e;
+        if (black && e[n - 1] == e[n - 2] && e[n - 2] == (n >= 3 ? e[n - 3] : 0))
+            r->n -= 2;
+    }
+}
+
+/* libtiff's CHECK_b1: b1 (the end of the reference row's run *k, run -1 ending at 0)
+ * moved over the runs ending at or before a0, two at a time */
+static int check_b1(dec *d, const runs *ref, int64_t *k, uint32_t a0)
+{
+    for (;; *k += 2) {
+        if (*k >= (int64_t)ref->n)
+            return fail(d, "a code reaching past the reference row in");
+        const uint32_t b1 = *k < 0 ? 0 : ref->e[*k];
+        if (b1 > a0 || b1 >= d->w)
+            return 0;
+    }
+}
+
+/* A 2D-coded row against the reference row ref (its runs, the last the imaginary
+ * one of 0 libtiff adds) into r. libtiff's bookkeeping decides: b1 is the end of the
+ * reference row's run k, one run on after a vertical mode code, one back after a
+ * left one, two on after pass mode and moved over the runs ending at or before a0
+ * before each code but a row's first; on rows without zero-length runs that is the
+ * standard's b1. */
+static int row_2d(dec *d, const runs *ref, runs *r)
 {
     const uint32_t w = d->w;
-    uint32_t a0 = 0, n = 0, j = 0; /* n changes so far (a0's colour black when odd); ref[j]: the first change right of a0 */
-    bool start = true;             /* a0 still the imaginary white element before the row: changes at 0 allowed */
+    uint32_t a0 = 0;
+    int64_t k = 0;
+    r->n = 0;
     while (a0 < w) {
-        if (!start)
-            while (ref[j] <= a0)
-                j++;
-        const uint32_t k = j + ((j ^ n) & 1), b1 = ref[k], b2 = ref[k + 1];
+        if (r->n >= d->nruns)
+            return fail(d, "more runs than libtiff takes in");
         const code c = g_mode[peek(d, MODE_BITS)];
         if (c.kind == K_EXT)
             return fail(d, peek(d, 10) == 0xf ? "uncompressed mode (not supported) in" : "a bad code in");
@@ -253,33 +297,38 @@ static int row_2d(dec *d, const uint32_t *ref, uint32_t *ch, uint32_t *nch)
             return fail(d, d->end - d->pos < 12 ? "the data end in" : "an EOL or EOFB inside");
         if (take(d, c.len))
             return -1;
-        if (c.kind == K_PASS) { /* (b2 > a0: the reference row's changes rise) */
-            if (b2 == w) /* only when b2 < a1 <= w; libtiff would read past its reference row */
-                return fail(d, "a pass mode code out of place in");
-            a0 = b2;
-        } else if (c.kind == K_HORIZ) {
+        if (c.kind == K_HORIZ) { /* two runs, a0's colour first */
             uint32_t r1, r2;
-            if (read_run(d, n & 1, w - a0, &r1) || read_run(d, !(n & 1), w - a0 - r1, &r2))
+            if (read_run(d, r->n & 1, w - a0, &r1) || push(d, r, a0 += r1) || read_run(d, r->n & 1, w - a0, &r2) ||
+                push(d, r, a0 += r2) || check_b1(d, ref, &k, a0))
                 return -1;
-            const uint32_t a1 = a0 + r1, a2 = a1 + r2;
-            if ((!r1 && !start) || (!r2 && a1 < w))
-                return fail(d, "a zero-length run in");
-            if (a1 < w)
-                ch[n++] = a1;
-            if (a2 < w)
-                ch[n++] = a2;
-            a0 = a2;
-        } else { /* vertical: a1 = b1 + d, right of a0 */
-            const int64_t a1 = (int64_t)b1 + c.run - 3;
-            if (a1 > w || a1 < (int64_t)a0 + !start)
-                return fail(d, "a vertical mode code out of place in");
-            if (a1 < w)
-                ch[n++] = (uint32_t)a1;
-            a0 = (uint32_t)a1;
+            continue;
         }
-        start = false;
+        if (r->n && check_b1(d, ref, &k, a0))
+            return -1;
+        if (k >= (int64_t)ref->n)
+            return fail(d, "a code reaching past the reference row in");
+        const uint32_t b1 = k < 0 ? 0 : ref->e[k];
+        if (c.kind == K_PASS) { /* a0 to b2; the run goes on */
+            if (k + 2 >= (int64_t)d->nruns)
+                return fail(d, "more runs than libtiff takes in");
+            if (k + 1 >= (int64_t)ref->n)
+                return fail(d, "a code reaching past the reference row in");
+            a0 = ref->e[k + 1];
+            k += 2;
+            if (a0 >= w && a0 > (r->n ? r->e[r->n - 1] : 0) && push(d, r, a0))
+                return -1;
+            continue;
+        }
+        const int64_t a1 = (int64_t)b1 + c.run - 3; /* vertical: a1 = b1 + d */
+        if (a1 < (int64_t)a0 || a1 > (int64_t)w)
+            return fail(d, "a vertical mode code out of place in");
+        if (c.run >= 3 && k + 1 >= (int64_t)d->nruns) /* (libtiff reads its next run's length) */
+            return fail(d, "more runs than libtiff takes in");
+        if (push(d, r, a0 = (uint32_t)a1))
+            return -1;
+        k += c.run < 3 ? -1 : 1;
     }
-    *nch = n;
     return 0;
 }
 
@@ -318,44 +367,44 @@ static void set_ones(unsigned char *row, uint32_t s, uint32_t e)
 const char *vki_ccitt_decode(const unsigned char *src, size_t n, unsigned char *dst, uint32_t width, uint32_t rows,
                              size_t row_bytes, unsigned compression, uint32_t options, char why[256])
 {
-    if (!width || row_bytes < ((size_t)width + 7) / 8 || compression < 2 || compression > 4)
+    if (!width || width > (1u << 28) || row_bytes < ((size_t)width + 7) / 8 || compression < 2 || compression > 4)
         return "CCITT: bad parameters";
     pthread_once(&g_once, build_tables);
-    /* two rows of changes (at most one a pixel), each with the width three times after
-     * them: b1 and b2 past the last change */
-    uint32_t *ref = malloc(2 * ((size_t)width + 3) * sizeof *ref);
-    if (!ref)
-        return "out of memory";
-    uint32_t *const both = ref, *cur = ref + width + 3;
-    ref[0] = ref[1] = ref[2] = width; /* an imaginary white row above the first */
-    dec d = { .p = src, .n = n, .end = (uint64_t)n * 8, .w = width, .why = why };
-    const bool tagged = compression == 3 && (options & 1); /* T.4 2D: a tag bit after each EOL */
-    int err = 0;
+    const bool two_d = compression == 4 || (compression == 3 && (options & 1)); /* T.4 2D: a tag bit after each EOL */
+    dec d = { .p = src, .n = n, .end = (uint64_t)n * 8, .w = width, .why = why,
+              .nruns = ((width + 1 + 31) & ~31u) * (two_d ? 2 : 1) };
+    runs buf[2] = { { 0 }, { 0 } }, *ref = &buf[0], *cur = &buf[1];
+    int err = push(&d, ref, width) || push(&d, ref, width); /* an imaginary white row above the first */
     for (uint32_t y = 0; y < rows && !err; y++) {
         d.row = y;
         bool one_d = compression != 4;
         if (compression == 3 && (err = sync_eol(&d)))
             break;
-        if (tagged) { /* 1 for a 1D-coded row */
+        if (compression == 3 && two_d) { /* 1 for a 1D-coded row */
             one_d = peek(&d, 1);
             if ((err = take(&d, 1)))
                 break;
         }
-        uint32_t nch = 0;
-        if ((err = one_d ? row_1d(&d, cur, &nch) : row_2d(&d, ref, cur, &nch)))
+        if ((err = one_d ? row_1d(&d, cur) : row_2d(&d, ref, cur)))
             break;
-        cur[nch] = cur[nch + 1] = cur[nch + 2] = width;
         unsigned char *row = dst + (size_t)y * row_bytes;
         memset(row, 0, row_bytes);
-        for (uint32_t i = 0; i < nch; i += 2)
-            set_ones(row, cur[i], cur[i + 1]);
+        for (uint32_t i = 1; i < cur->n; i += 2) /* the black runs */
+            set_ones(row, cur->e[i - 1], cur->e[i]);
         if (compression == 2) /* rows start on a byte */
             d.pos = (d.pos + 7) & ~(uint64_t)7;
-        uint32_t *t = ref;
+        /* the next row's reference: this one and libtiff's imaginary run of 0 (in
+         * T.4 only where there is room for it) */
+        if (two_d && (compression == 4 || cur->n < d.nruns) && (err = push(&d, cur, width)))
+            break;
+        runs *t = ref;
         ref = cur;
         cur = t;
     }
-    free(both);
+    free(buf[0].e);
+    free(buf[1].e);
+    if (err && !strncmp(why, "CCITT: out of memory", 20))
+        return "out of memory";
     return err ? why : NULL;
 }
 

@@ -14,7 +14,8 @@
  * photometric interpretation; the bits past the width 0. compression is the TIFF
  * tag's 2, 3 or 4, options T4Options (3) or T6Options (4). NULL, or the reason
  * (in why or a constant): a bad code, a run past the row's end, an EOL or EOFB
- * inside the rows, uncompressed mode, data ending before the last row. Data after
+ * inside the rows, uncompressed mode, data ending before the last row, more runs
+ * than libtiff keeps a row, a code making libtiff read past its reference row. Data after
  * the last row (RTC, EOFB, padding) is not read. */
 const char *vki_ccitt_decode(const unsigned char *src, size_t n, unsigned char *dst, uint32_t width, uint32_t rows,
                              size_t row_bytes, unsigned compression, uint32_t options, char why[256]);

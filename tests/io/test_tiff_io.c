@@ -56,10 +56,18 @@ static char g_tdir[] = "/tmp/vkimg-test-tiff-XXXXXX";
 
 static char g_tiff_msg[256]; /* libtiff's last message, for the failures' text */
 
+static int g_tiff_warnings; /* libtiff's warnings so far */
+
 static void quiet(const char *m, const char *f, va_list ap)
 {
     (void)m;
     vsnprintf(g_tiff_msg, sizeof g_tiff_msg, f, ap);
+}
+
+static void warned(const char *m, const char *f, va_list ap)
+{
+    g_tiff_warnings++;
+    quiet(m, f, ap);
 }
 
 static int g_tiff_errors; /* libtiff's errors so far */
@@ -695,49 +703,272 @@ static int raw_file(const char *path, int comp, int opts, int w, int h, const un
     return ok ? 0 : -1;
 }
 
-/* A one-strip file of raw CCITT data (bits: '0' and '1' as the standard writes the
- * codes, spaces ignored; padded with 0s to a byte): vkimg refuses it with a message
- * holding want, or (want NULL) decodes it to libtiff's pixels. libtiff decodes the
- * strip with two 0 bytes after it: it reads a code ahead, and where that runs past
- * the strip's end it counts the 0s it makes up as data, which in compression 2 moves
- * the next row's byte alignment (libtiff 4.5 reads the second row of the file it
- * writes for rows 000001 001111 as white); the bytes after a strip's rows are never
- * read by either. */
-static void ccitt_raw(int line, int comp, int opts, int w, int h, const char *bits, const char *want)
+/* Raw CCITT bits ('0' and '1' as the standard writes the codes, spaces ignored;
+ * padded with 0s to a byte) into data (cap bytes): the bytes, or 0 where too many */
+static size_t pack_bits(const char *bits, unsigned char *data, size_t cap)
+{
+    size_t nb = 0;
+    memset(data, 0, cap);
+    for (const char *c = bits; *c; c++)
+        if (*c == '0' || *c == '1') {
+            if (nb / 8 >= cap)
+                return 0;
+            data[nb / 8] |= (unsigned char)((*c == '1') << (7 - nb % 8));
+            nb++;
+        }
+    return (nb + 7) / 8;
+}
+
+/* What vkimg and libtiff make of a one-strip file of raw CCITT data (bits as
+ * pack_bits takes them): vkimg's result (*rc, *im, *e) and libtiff's pixels (NULL
+ * where it reports an error) with its warnings and errors reading them. libtiff
+ * decodes the strip with two 0 bytes after it: it reads a code ahead, and where that
+ * runs past the strip's end it counts the 0s it makes up as data, which in
+ * compression 2 moves the next row's byte alignment (libtiff 4.5 reads the second row
+ * of the file it writes for rows 000001 001111 as white); the bytes after a strip's
+ * rows are never read by either. */
+static unsigned char *ccitt_both(int line, int comp, int opts, int w, int h, const char *bits, int *rc, vkimg_image *im,
+                                 vkimg_err *e, int *complaints)
 {
     char path[96], padded[96];
     snprintf(path, sizeof path, "%s/raw%d.tif", g_tdir, g_cases);
     snprintf(padded, sizeof padded, "%s/raw%d_padded.tif", g_tdir, g_cases++);
-    unsigned char data[64] = { 0 };
-    size_t nb = 0;
-    for (const char *c = bits; *c; c++)
-        if (*c == '0' || *c == '1') {
-            data[nb / 8] |= (unsigned char)((*c == '1') << (7 - nb % 8));
-            nb++;
-        }
-    CHECK(!raw_file(path, comp, opts, w, h, data, (nb + 7) / 8) &&
-              !raw_file(padded, comp, opts, w, h, data, (nb + 7) / 8 + 2),
+    unsigned char data[512];
+    const size_t nd = pack_bits(bits, data, sizeof data - 2);
+    CHECK(nd && !raw_file(path, comp, opts, w, h, data, nd) && !raw_file(padded, comp, opts, w, h, data, nd + 2),
           "line %d: libtiff could not write the raw strip", line);
     size_t n;
     unsigned char *b = read_all(path, &n);
-    vkimg_image im;
-    vkimg_err e;
-    const int rc = vki_tiff_decode(b, n, "raw.tif", 0, &im, &e);
-    if (want) {
-        CHECK(rc == VKIMG_E_RUNTIME && strstr(e.msg, want), "line %d: want '%s': %s", line, want, rc ? e.msg : "decoded");
-    } else {
-        uint32_t lw = 0, lh = 0;
-        uint16_t photo = 0;
-        unsigned char *lt = libtiff_bits(padded, &lw, &lh, &photo);
-        CHECK(rc == 0 && lt && ccitt_differ(lt, photo, &im) == 0, "line %d: not libtiff's pixels (%s)", line,
-              rc ? e.msg : lt ? "differ" : "libtiff cannot read it");
-        free(lt);
-    }
-    if (!rc)
-        vkimg_image_free(&im);
+    *rc = vki_tiff_decode(b, n, "raw.tif", 0, im, e);
     free(b);
+    const int before = g_tiff_errors + g_tiff_warnings;
+    uint32_t lw = 0, lh = 0;
+    uint16_t photo = 0;
+    unsigned char *lt = libtiff_bits(padded, &lw, &lh, &photo);
+    *complaints = g_tiff_errors + g_tiff_warnings - before;
     remove(path);
     remove(padded);
+    return lt; /* (MinIsWhite: libtiff's 1 bits are black, vkimg's 0) */
+}
+
+/* A one-strip file of raw CCITT data: vkimg refuses it with a message holding want,
+ * or (want NULL) decodes it to libtiff's pixels */
+static void ccitt_raw(int line, int comp, int opts, int w, int h, const char *bits, const char *want)
+{
+    int rc, complaints;
+    vkimg_image im;
+    vkimg_err e;
+    unsigned char *lt = ccitt_both(line, comp, opts, w, h, bits, &rc, &im, &e, &complaints);
+    if (want)
+        CHECK(rc == VKIMG_E_RUNTIME && strstr(e.msg, want), "line %d: want '%s': %s", line, want, rc ? e.msg : "decoded");
+    else
+        CHECK(rc == 0 && lt && !complaints && ccitt_differ(lt, PHOTOMETRIC_MINISWHITE, &im) == 0,
+              "line %d: not libtiff's pixels (%s)", line,
+              rc ? e.msg : !lt ? "libtiff cannot read it" : complaints ? g_tiff_msg : "differ");
+    if (!rc)
+        vkimg_image_free(&im);
+    free(lt);
+}
+
+/* ---- random CCITT streams against libtiff, zero-length runs among them */
+
+/* T.4 table 2: the codes of white runs 0..9 and black runs 0..8 */
+static const char *const g_wcode[10] = { "00110101", "000111", "0111", "1000", "1011",
+                                         "1100",     "1110",   "1111", "10011", "10100" };
+static const char *const g_bcode[9] = { "0000110111", "010", "11", "10", "011", "0011", "0010", "00011", "000101" };
+
+typedef struct gen {
+    char bits[4096];
+    size_t nb;
+    uint32_t ref[256], cur[256]; /* runs, as libtiff keeps them (the reference row with its imaginary 0) */
+    int nref, ncur, w;
+    int zeros;   /* zero-length runs written */
+    bool broken; /* a code out of place written: no more rows */
+} gen;
+
+static void put_bits(gen *g, const char *s)
+{
+    for (; *s && g->nb + 1 < sizeof g->bits; s++)
+        g->bits[g->nb++] = *s;
+    g->bits[g->nb] = 0;
+}
+
+/* A run of r (0..8 black, 0..9 white) */
+static void put_run(gen *g, bool black, int r)
+{
+    put_bits(g, black ? g_bcode[r] : g_wcode[r]);
+    g->zeros += r == 0;
+}
+
+static int pick_run(int room, bool black)
+{
+    const int most = black ? 8 : 9, m = room < most ? room : most;
+    return rnd(4) == 0 ? 0 : (int)rnd((unsigned)m + 1);
+}
+
+/* One 1D row: runs alternately white and black, often of 0 (a white and a black run
+ * of 0 one after the other: libtiff drops the pair) */
+static void gen_row_1d(gen *g)
+{
+    int a0 = 0;
+    g->ncur = 0;
+    for (bool black = false; a0 < g->w && g->ncur < 250; black = !black) {
+        int r = pick_run(g->w - a0, black);
+        if (g->ncur > 60) /* (finish) */
+            r = (black ? 8 : 9) < g->w - a0 ? (black ? 8 : 9) : g->w - a0;
+        put_run(g, black, r);
+        g->cur[g->ncur++] = (uint32_t)r;
+        a0 += r;
+        if (a0 < g->w && black && g->ncur >= 2 && !g->cur[g->ncur - 1] && !g->cur[g->ncur - 2])
+            g->ncur -= 2;
+    }
+}
+
+/* One 2D row against g->ref, mostly what libtiff reads cleanly (its EXPAND2D: b1 the
+ * end of a reference run, stepped as it steps it); now and then a code out of place */
+static void gen_row_2d(gen *g)
+{
+    const int w = g->w;
+    int a0 = 0, run = 0, pb = 0, b1 = (int)g->ref[pb++];
+#define REFRUN(i) ((i) < g->nref ? (int)g->ref[i] : w) /* (past it: stop) */
+    g->ncur = 0;
+    while (a0 < w && !g->broken) {
+        if (g->ncur > 200)
+            g->broken = true;
+        if (g->ncur)
+            while (b1 <= a0 && b1 < w) {
+                b1 += REFRUN(pb) + REFRUN(pb + 1);
+                pb += 2;
+            }
+        const unsigned pick = rnd(20);
+        if (pick == 0 && rnd(8) == 0) { /* out of place: a vertical code past the row's end, a stray EOL */
+            put_bits(g, rnd(2) ? "0000011" : "000000000001");
+            g->broken = true;
+            return;
+        }
+        if (pick < 6 || g->ncur > 100) { /* horizontal: a0's colour first */
+            const bool black = g->ncur & 1;
+            const int r1 = g->ncur > 100 ? ((black ? 8 : 9) < w - a0 ? (black ? 8 : 9) : w - a0) : pick_run(w - a0, black);
+            const int r2 = pick_run(w - a0 - r1, !black);
+            put_bits(g, "001");
+            put_run(g, black, r1);
+            put_run(g, !black, r2);
+            g->cur[g->ncur++] = (uint32_t)(run + r1);
+            g->cur[g->ncur++] = (uint32_t)r2;
+            a0 += r1 + r2;
+            run = 0;
+            continue;
+        }
+        if (pick < 9 && pb + 1 < g->nref) { /* pass: a0 to b2, the run goes on */
+            const int b2 = b1 + (int)g->ref[pb++];
+            put_bits(g, "0001");
+            run += b2 - a0;
+            a0 = b2;
+            b1 = b2 + REFRUN(pb);
+            pb++;
+            continue;
+        }
+        static const char *const vc[7] = { "0000010", "000010", "010", "1", "011", "000011", "0000011" };
+        int d = (int)rnd(7) - 3;
+        if (rnd(2))
+            d = d < -1 ? -1 : d > 1 ? 1 : d;
+        if (b1 + d < a0 || b1 + d > w)
+            d = 0;
+        if (b1 < a0 || b1 > w) { /* (no vertical code fits: horizontal next time) */
+            put_bits(g, "001");
+            const bool black = g->ncur & 1;
+            const int r1 = (black ? 8 : 9) < w - a0 ? (black ? 8 : 9) : w - a0;
+            put_run(g, black, r1);
+            put_run(g, !black, 0);
+            g->cur[g->ncur++] = (uint32_t)(run + r1);
+            g->cur[g->ncur++] = 0;
+            a0 += r1;
+            run = 0;
+            continue;
+        }
+        put_bits(g, vc[d + 3]);
+        g->zeros += b1 + d == a0;
+        g->cur[g->ncur++] = (uint32_t)(run + b1 + d - a0);
+        a0 = b1 + d;
+        run = 0;
+        if (d < 0)
+            b1 -= REFRUN(pb - 1), pb--;
+        else
+            b1 += REFRUN(pb), pb++;
+    }
+    if (run)
+        g->cur[g->ncur++] = (uint32_t)run;
+#undef REFRUN
+}
+
+/* The row just made becomes the reference, with libtiff's imaginary run of 0 */
+static void gen_next(gen *g)
+{
+    memcpy(g->ref, g->cur, (size_t)g->ncur * sizeof g->cur[0]);
+    g->nref = g->ncur;
+    g->ref[g->nref++] = 0;
+}
+
+/* Random streams of compressions 2, 3 (1D and 2D) and 4, rows of 1..24 pixels with
+ * zero-length runs in them: where libtiff reads a stream without an error or a
+ * warning, vkimg reads it to the same pixels (or refuses it where libtiff's next code
+ * would read past its reference row, whose memory holds an older row's runs there);
+ * where libtiff complains, vkimg refuses it */
+static void test_ccitt_random(void)
+{
+    int decoded = 0, with_zeros = 0, cases = 0, past = 0;
+    for (int it = 0; it < 2400; it++) {
+        static const struct { int comp, opts; } kinds[] = {
+            { COMPRESSION_CCITTRLE, 0 },
+            { COMPRESSION_CCITTFAX3, 0 },
+            { COMPRESSION_CCITTFAX3, GROUP3OPT_2DENCODING },
+            { COMPRESSION_CCITTFAX4, 0 },
+        };
+        const int k = it % 4, comp = kinds[k].comp, opts = kinds[k].opts;
+        gen g = { .w = 1 + (int)rnd(24), .nref = 2, .ref = { 0, 0 } };
+        g.ref[0] = (uint32_t)g.w; /* the white row above the first */
+        const int h = 1 + (int)rnd(5);
+        for (int y = 0; y < h && !g.broken; y++) {
+            if (comp == COMPRESSION_CCITTFAX3)
+                put_bits(&g, "000000000001");
+            const bool one_d = comp != COMPRESSION_CCITTFAX4 && (opts != GROUP3OPT_2DENCODING || rnd(3) == 0);
+            if (opts == GROUP3OPT_2DENCODING)
+                put_bits(&g, one_d ? "1" : "0");
+            if (one_d)
+                gen_row_1d(&g);
+            else
+                gen_row_2d(&g);
+            gen_next(&g);
+            while (comp == COMPRESSION_CCITTRLE && g.nb % 8)
+                put_bits(&g, "0");
+        }
+        int rc, complaints;
+        vkimg_image im;
+        vkimg_err e;
+        unsigned char *lt = ccitt_both(__LINE__, comp, opts, g.w, h, g.bits, &rc, &im, &e, &complaints);
+        const bool clean = lt && !complaints;
+        cases++;
+        if (!rc) {
+            CHECK(clean && ccitt_differ(lt, PHOTOMETRIC_MINISWHITE, &im) == 0,
+                  "random stream %d (comp %d opts %d, %dx%d, %s): vkimg decodes it, libtiff %s", it, comp, opts, g.w, h,
+                  g.bits, !lt ? "refuses it" : complaints ? g_tiff_msg : "makes other pixels");
+            decoded++;
+            with_zeros += g.zeros > 0;
+            vkimg_image_free(&im);
+        } else {
+            const bool stale = strstr(e.msg, "past the reference row") != NULL;
+            past += stale;
+            CHECK(!clean || stale, "random stream %d (comp %d opts %d, %dx%d, %s): libtiff reads it cleanly, vkimg: %s",
+                  it, comp, opts, g.w, h, g.bits, e.msg);
+        }
+        free(lt);
+    }
+    /* the streams are mostly ones libtiff reads: a test that decodes few would prove little */
+    CHECK(decoded > cases / 2 && with_zeros > cases / 5, "random CCITT streams: %d of %d decoded, %d with zero-length runs",
+          decoded, cases, with_zeros);
+    printf("random CCITT streams: %d of %d decoded as libtiff does, %d of them with zero-length runs; %d refused where "
+           "libtiff reads past its reference row\n",
+           decoded, cases, with_zeros, past);
 }
 
 #define EOL "000000000001 "
@@ -794,17 +1025,27 @@ static void test_ccitt(void)
     /* modified Huffman: each row from a byte */
     ccitt_raw(__LINE__, mh, 0, 8, 2, "10011 000 00110101 000101", NULL);
     ccitt_raw(__LINE__, mh, 0, 6, 2, "1100 010 0 0111 011 0", NULL); /* (libtiff 4.5: 000001 000000) */
-    ccitt_raw(__LINE__, mh, 0, 9, 2, "10100 000 00110101 0000110111", "zero-length run");
+    /* zero-length runs, as libtiff reads them: a white and a black one dropped as a
+     * pair; a black one between white runs; a row starting black */
+    ccitt_raw(__LINE__, mh, 0, 9, 2, "10100 000 00110101 0000110111 1011 11 1000", NULL);
+    ccitt_raw(__LINE__, g3, 0, 8, 1, EOL "1000 0000110111 1100", NULL);
+    ccitt_raw(__LINE__, g3, 0, 8, 1, EOL "00110101 000101", NULL);
     /* what libtiff only warns about or patches up (or decodes into a stream's next row) */
     ccitt_raw(__LINE__, g3, 0, 8, 1, EOL "10100", "a run past the end of row 0");
     ccitt_raw(__LINE__, g3, 0, 8, 2, EOL "1000 " EOL, "an EOL inside row 0");
-    ccitt_raw(__LINE__, g3, 0, 8, 1, EOL "1000 0000110111 1100", "a zero-length run in row 0");
     ccitt_raw(__LINE__, g3, 0, 8, 2, EOL "10011 000000000000000", "the data end before row 1");
     ccitt_raw(__LINE__, g3, GROUP3OPT_2DENCODING, 8, 2, EOL "1 10011 " EOL "0 011", "vertical mode code out of place");
     ccitt_raw(__LINE__, g4, 0, 8, 3, "1 " EOL EOL, "EOL or EOFB inside row 1");
-    /* pass mode with b2 at the row's end (the standard passes only for b2 < a1 <= width;
-     * libtiff reads past its reference row for b2 then) */
-    ccitt_raw(__LINE__, g4, 0, 8, 2, "1 0001 1", "a pass mode code out of place in row 1");
+    /* pass mode to the row's end from the start (b2 the imaginary change libtiff adds
+     * to the reference row); where b2 would lie past it, libtiff reads an older row's
+     * runs from its memory: refused (row 0 white 3 black 5; row 1 white 3 black 1, then
+     * b1 is the reference row's end and b2 past it) */
+    ccitt_raw(__LINE__, g4, 0, 8, 2, "1 0001", NULL);
+    ccitt_raw(__LINE__, g4, 0, 8, 2, "001 1000 0011 001 1000 010 0001", "reaching past the reference row in row 1");
+    /* 2D zero-length runs (T.6 from ImageGear has them): horizontal mode with a run
+     * of 0 either side; a left vertical code back to a0 */
+    ccitt_raw(__LINE__, g4, 0, 8, 2, "001 1000 0011 001 1000 0000110111 1 001 00110101 0011", NULL);
+    ccitt_raw(__LINE__, g4, 0, 8, 2, "001 1000 11 1 011 010 1", NULL);
     ccitt_raw(__LINE__, g4, 0, 8, 3, "1 1", "the data end in row 2");
     /* bad codes, uncompressed mode */
     ccitt_raw(__LINE__, g3, 0, 8, 1, EOL "000000001000 1111", "a bad code in row 0");
@@ -1591,7 +1832,7 @@ static void test_files(void)
 
 int main(void)
 {
-    TIFFSetWarningHandler(quiet);
+    TIFFSetWarningHandler(warned);
     TIFFSetErrorHandler(counted);
     if (!mkdtemp(g_tdir)) {
         fprintf(stderr, "mkdtemp failed\n");
@@ -1601,6 +1842,7 @@ int main(void)
     test_photometric();
     test_jpeg();
     test_ccitt();
+    test_ccitt_random();
     test_encode();
     test_orientation();
     test_exif();
