@@ -161,13 +161,20 @@ static void job_min_size(void *user, int w, int h, int orientation, int *min_w, 
 
 static bool zero_copy(void);
 
-/* Job j's output keeps no alpha (JPEG and Radiance HDR files drop it: vkimg_save)
- * and the pipeline would leave an opaque alpha at the maximum: the input's, if it
- * is opaque, need not be decoded or run. */
-static bool alpha_unused(const batch *b, const job *j)
+/* Job j's output has no alpha (JPEG and Radiance HDR files): an image with alpha is
+ * flattened onto black on the device (vkimg_run_opts.flatten), as vips and sharp
+ * write one. */
+static bool no_alpha(const job *j)
 {
     const vkimg_file_kind k = vkimg_file_kind_of(j->out);
-    return (k == VKIMG_FILE_JPEG || k == VKIMG_FILE_HDR) && vkimg_pipeline_keeps_opaque(b->cfg->p);
+    return k == VKIMG_FILE_JPEG || k == VKIMG_FILE_HDR;
+}
+
+/* Job j's output keeps no alpha and the pipeline would leave an opaque alpha at
+ * the maximum: the input's, if it is opaque, need not be decoded or run. */
+static bool alpha_unused(const batch *b, const job *j)
+{
+    return no_alpha(j) && vkimg_pipeline_keeps_opaque(b->cfg->p);
 }
 
 /* The run options of job j for an input of src_fmt: what run_job gives vkimg_run_n,
@@ -178,7 +185,7 @@ static vkimg_run_opts job_run_opts(const batch *b, const job *j, vkimg_fmt src_f
     return (vkimg_run_opts){ .out_fmt = vkimg_file_fmt(vkimg_file_kind_of(j->out), src_fmt),
                              .orientation = b->cfg->auto_orient ? orientation : 1,
                              .src_w = src_w, .src_h = src_h, .device_output = zero_copy(),
-                             .alpha_unused = alpha_unused(b, j) };
+                             .alpha_unused = alpha_unused(b, j), .flatten = no_alpha(j) };
 }
 
 static int job_alloc(void *user, vkimg_image *im, int w, int h, int c, vkimg_fmt fmt, vkimg_err *e)

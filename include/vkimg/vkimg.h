@@ -298,7 +298,7 @@ VKIMG_API const char *vkimg_pipeline_op_name(const vkimg_pipeline *p, int i);
 VKIMG_API int vkimg_pipeline_describe(const vkimg_pipeline *p, char *buf, size_t n);
 /* True if every op of p keeps an alpha channel that is all at its maximum so and
  * makes the colour it would make without it (copies or moves alpha, or is a filter
- * whose opaque path is its plain one: blur), and none makes data: an opaque input
+ * whose opaque path is its plain one: blur; or drops it: flatten), and none makes data: an opaque input
  * may then be run without its alpha where the results' alpha is not kept (a JPEG
  * output): vkimg_load_opts.drop_opaque_alpha, vkimg_run_opts.alpha_unused. */
 VKIMG_API bool vkimg_pipeline_keeps_opaque(const vkimg_pipeline *p);
@@ -419,6 +419,11 @@ typedef struct vkimg_run_opts {
                              run may leave it behind on upload (CPU devices, which look at alpha
                              for blur), and the results then have one channel fewer (the same
                              colour: premultiplying by 1 is nothing) */
+    bool flatten;         /* the caller keeps no alpha of the results (a JPEG file has none): where
+                             the results would have alpha, the run composites them over black on
+                             the device and drops it (the flatten op last, or before the last op
+                             where that writes several images: mipmaps), as vips and sharp write an
+                             image with alpha into JPEG; the results have one channel fewer */
 } vkimg_run_opts;
 
 /* Shrink-on-load for p: the smallest size a decoder may deliver for an image

@@ -5,9 +5,11 @@
 // invocation takes RUNS consecutive chunks of 48 8-bit samples (chunk k: samples
 // 48k .. 48k + 47, whole pixels for 1 to 4 channels, so a sample's channel is a
 // compile-time constant in the unrolled loops), reads each chunk as six 64-bit
-// words and writes its outputs as whole 64-bit words; the last, partial chunk
-// sample by sample. Input 8-bit, output 8-bit, 16-bit or f32, both buffers 8-byte
-// aligned (the host checks). Needs common.glsl; an op that maps pixels defines
+// words and writes its outputs as whole 64-bit words (32-bit ones where a chunk's
+// outputs are an odd number of them: 8-bit RGBA in, RGB out, 36 bytes); the last,
+// partial chunk sample by sample. Input 8-bit, output 8-bit, 16-bit or f32, both
+// buffers 8-byte aligned (the host checks). Needs common.glsl; an op that maps
+// pixels defines
 //   vec4 run_px(uvec4 b)
 // (b: the pixel's bytes in .xyzw, channels past IN_C 0; the result: the output
 // channels as normalized values) and calls run_map; a reduction defines
@@ -123,8 +125,14 @@ void run_map(uvec2 src, uvec2 dst, uint npx)
                     o[j] = floatBitsToUint(v[c]);
             }
         }
-        RunBuf d = RunBuf(dst);
-        [[unroll]] for (int i = 0; i < RUN_OW / 2; i++)
-            d.v[uint(RUN_OW / 2) * k + uint(i)] = uvec2(o[2 * i], o[2 * i + 1]);
+        if (RUN_OW % 2 == 0) {
+            RunBuf d = RunBuf(dst);
+            [[unroll]] for (int i = 0; i < RUN_OW / 2; i++)
+                d.v[uint(RUN_OW / 2) * k + uint(i)] = uvec2(o[2 * i], o[2 * i + 1]);
+        } else { // an odd number of words a chunk (8-bit RGBA in, RGB out: 36 bytes): 32-bit stores
+            U32Buf d = U32Buf(dst);
+            [[unroll]] for (int i = 0; i < RUN_OW; i++)
+                d.v[uint(RUN_OW) * k + uint(i)] = o[i];
+        }
     }
 }

@@ -298,9 +298,10 @@ int vki_plan_record(vki_plan *pl, vki_run *run);
  * host has cores, so that the run's own recording finds them made (where the run
  * will look at the input's alpha, those of an opaque input as well; where
  * alpha_unused and vkimg_pipeline_keeps_opaque, those of the image without its
- * alpha first: pixels are not known here). Creates no buffer and records nothing; the kernels stay in
- * g's cache. */
-int vki_plan_prepare(vki_gpu *g, const struct vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
-                     vkimg_fmt in_fmt, vkimg_fmt out_fmt, bool alpha_unused, vkimg_err *e);
+ * alpha first, as p_without runs it (NULL: p): pixels are not known here).
+ * Creates no buffer and records nothing; the kernels stay in g's cache. */
+int vki_plan_prepare(vki_gpu *g, const struct vkimg_pipeline *p, const struct vkimg_pipeline *p_without, int w, int h,
+                     int c, int geo_w, int geo_h, vkimg_fmt in_fmt, vkimg_fmt out_fmt, bool alpha_unused,
+                     vkimg_err *e);
 
 #endif

@@ -230,8 +230,8 @@ bool vki_plan_may_drop_alpha(const vki_plan *pl)
     return vki_drop_alpha_on() && vki_plan_looks_at_alpha(pl) && vkimg_pipeline_keeps_opaque(pl->p);
 }
 
-int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, int geo_w, int geo_h,
-                     vkimg_fmt in_fmt, vkimg_fmt out_fmt, bool alpha_unused, vkimg_err *e)
+int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, const vkimg_pipeline *p_without, int w, int h, int c,
+                     int geo_w, int geo_h, vkimg_fmt in_fmt, vkimg_fmt out_fmt, bool alpha_unused, vkimg_err *e)
 {
     vki_plan pl;
     int rc = plan_init(g, p, w, h, c, geo_w, geo_h, in_fmt, out_fmt, false, &pl, e);
@@ -248,7 +248,8 @@ int vki_plan_prepare(vki_gpu *g, const vkimg_pipeline *p, int w, int h, int c, i
     const bool without = alpha_unused && VKI_HAS_ALPHA(c) && vki_drop_alpha_on() && vkimg_pipeline_keeps_opaque(p);
     if (without) {
         vki_plan rgb;
-        if (!(rc = plan_init(g, p, w, h, c - 1, geo_w, geo_h, in_fmt, out_fmt, false, &rgb, e)))
+        const vkimg_pipeline *pw = p_without ? p_without : p;
+        if (!(rc = plan_init(g, pw, w, h, c - 1, geo_w, geo_h, in_fmt, out_fmt, false, &rgb, e)))
             rc = record_ops(&rgb, &rec, NULL);
     }
     if (!rc)

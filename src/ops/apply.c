@@ -10,32 +10,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const vki_op_desc vki_op_orient;
+extern const vki_op_desc vki_op_orient, vki_op_flatten;
 
-/* The pipeline run for this input: p, or p after the orient op. */
+/* The pipeline run for this input: p, after the orient op where the input has an
+ * EXIF orientation, and the flatten op (on black) at its end where the caller keeps
+ * no alpha (vkimg_run_opts.flatten) and an input of in_c channels would give some. */
 typedef struct effective {
     vkimg_pipeline p;
-    vki_pipe_op ops[VKI_MAX_STAGES + 1];
+    vki_pipe_op ops[VKI_MAX_STAGES + 2];
 } effective;
 
-static int effective_pipeline(const vkimg_pipeline *p, const vkimg_run_opts *o, effective *ef, vkimg_err *e)
+static int effective_pipeline(const vkimg_pipeline *p, const vkimg_run_opts *o, int in_c, effective *ef,
+                              vkimg_err *e)
 {
     int orientation = o ? o->orientation : 0;
     if (orientation < 0 || orientation > 8)
         return vki_fail(e, VKIMG_E_USAGE, "vkimg_run: orientation %d is not an EXIF orientation (1..8)", orientation);
-    if (orientation <= 1) {
+    const vki_op_desc *last = p->ops[p->n - 1].desc;
+    const bool flatten = o && o->flatten && !last->data_output && VKI_HAS_ALPHA(vkimg_pipeline_out_channels(p, in_c));
+    if (orientation <= 1 && !flatten) {
         ef->p = *p;
         return 0;
     }
-    if (p->n > VKI_MAX_STAGES - 1)
-        return vki_fail(e, VKIMG_E_USAGE, "the pipeline has %d ops: the orientation of the input needs one more "
-                        "(at most %d)", p->n, VKI_MAX_STAGES);
-    memset(&ef->ops[0], 0, sizeof ef->ops[0]);
-    ef->ops[0].desc = &vki_op_orient;
-    ef->ops[0].args.v[0] = orientation;
-    ef->ops[0].args.set[0] = true;
-    memcpy(&ef->ops[1], p->ops, (size_t)p->n * sizeof *p->ops);
-    ef->p.n = p->n + 1;
+    const int n = p->n + (orientation > 1) + flatten;
+    if (n > VKI_MAX_STAGES)
+        return vki_fail(e, VKIMG_E_USAGE, "the pipeline has %d ops: the %s needs one more (at most %d)", p->n,
+                        orientation > 1 ? "orientation of the input" : "alpha the output has no place for",
+                        VKI_MAX_STAGES);
+    int k = 0;
+    if (orientation > 1) {
+        memset(&ef->ops[k], 0, sizeof ef->ops[k]);
+        ef->ops[k].desc = &vki_op_orient;
+        ef->ops[k].args.v[0] = orientation;
+        ef->ops[k].args.set[0] = true;
+        k++;
+    }
+    /* flatten goes before an op that writes several images (the levels of mipmaps) */
+    const int before = flatten && last->outputs ? p->n - 1 : p->n;
+    memcpy(&ef->ops[k], p->ops, (size_t)before * sizeof *p->ops);
+    k += before;
+    if (flatten) {
+        memset(&ef->ops[k], 0, sizeof ef->ops[k]);
+        ef->ops[k].desc = &vki_op_flatten;
+        ef->ops[k].args.v[0] = 1; /* background: black, opaque (x[0][0..2] 0) */
+        ef->ops[k].args.x[0][3] = 1.0;
+        k++;
+    }
+    memcpy(&ef->ops[k], p->ops + before, (size_t)(p->n - before) * sizeof *p->ops);
+    ef->p.n = n;
     ef->p.ops = ef->ops;
     return 0;
 }
@@ -54,7 +76,7 @@ static int plan_for(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, 
                     effective *ef, vki_plan *pl, bool *drop, vkimg_err *e)
 {
     *drop = false;
-    int rc = effective_pipeline(p, o, ef, e);
+    int rc = effective_pipeline(p, o, in->c, ef, e);
     if (rc)
         return rc;
     int gw, gh;
@@ -71,7 +93,8 @@ static int plan_for(vki_gpu *g, const vkimg_pipeline *p, const vkimg_image *in, 
      * half for gray + alpha (for ~10-25 ms of vki_drop_alpha on 5120x2880 RGBA) */
     if (!rc && pl->opaque && o && o->alpha_unused && vki_plan_may_drop_alpha(pl)) {
         vki_plan_destroy(g, pl);
-        rc = vki_plan_create(g, &ef->p, in->w, in->h, in->c - 1, gw, gh, in->fmt, out_fmt, pl, e);
+        if (!(rc = effective_pipeline(p, o, in->c - 1, ef, e))) /* (no flatten then) */
+            rc = vki_plan_create(g, &ef->p, in->w, in->h, in->c - 1, gw, gh, in->fmt, out_fmt, pl, e);
         *drop = !rc;
     }
     return rc;
@@ -100,7 +123,7 @@ int vkimg_pipeline_outputs(const vkimg_pipeline *p, const vkimg_image *in, const
     vki_shape s;
     if (!p || !in)
         return -vki_fail(e, VKIMG_E_USAGE, "vkimg_pipeline_outputs: NULL argument");
-    if (effective_pipeline(p, o, &ef, e))
+    if (effective_pipeline(p, o, in->c, &ef, e))
         return -1;
     int gw, gh;
     geo_size(in, o, &gw, &gh);
@@ -118,13 +141,15 @@ int vkimg_prepare(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in
     vki_err_clear(e);
     if (!ctx || !p || !in)
         return vki_fail(e, VKIMG_E_USAGE, "vkimg_prepare: NULL argument");
-    effective ef;
-    int rc = effective_pipeline(p, o, &ef, e);
+    effective ef, without; /* (an input without its alpha: no flatten) */
+    int rc = effective_pipeline(p, o, in->c, &ef, e);
+    if (!rc && VKI_HAS_ALPHA(in->c))
+        rc = effective_pipeline(p, o, in->c - 1, &without, e);
     if (rc)
         return rc;
     int gw, gh;
     geo_size(in, o, &gw, &gh);
-    return vki_plan_prepare(&ctx->gpu, &ef.p, in->w, in->h, in->c, gw, gh, in->fmt, o ? o->out_fmt : in->fmt,
+    return vki_plan_prepare(&ctx->gpu, &ef.p, VKI_HAS_ALPHA(in->c) ? &without.p : NULL, in->w, in->h, in->c, gw, gh, in->fmt, o ? o->out_fmt : in->fmt,
                             o && o->alpha_unused, e);
 }
 

@@ -85,7 +85,8 @@ bool vkimg_pipeline_keeps_opaque(const vkimg_pipeline *p)
 {
     for (int i = 0; p && i < p->n; i++) {
         const vki_op_desc *d = p->ops[i].desc;
-        if (d->data_output || (!d->alpha_copied && !d->opaque_fast && !vki_op_moves(d, &p->ops[i].args)))
+        if (d->data_output ||
+            (!d->alpha_copied && !d->opaque_fast && !d->flattens && !vki_op_moves(d, &p->ops[i].args)))
             return false;
     }
     return p != NULL;

@@ -110,6 +110,11 @@ typedef struct vki_op_desc {
      * colour channels, and its output's alpha stays at the maximum
      * (vki_plan_may_drop_alpha). */
     bool opaque_fast;
+    /* Composites the colour over a background by the alpha and drops the alpha
+     * (flatten): where the alpha is all at its maximum it gives the colour as it
+     * is, so a pipeline that ends in it may run an opaque input without its alpha
+     * (vkimg_pipeline_keeps_opaque). */
+    bool flattens;
     /* Cross-option validation after parsing (e.g. radius vs sigma); may fill
      * defaults. Returns 0, or -1 with a one-line reason in why and the index of
      * the offending option in *bad_opt (-1 = the op as a whole). */

@@ -145,6 +145,23 @@ PY
     check "opaque RGBA to JPEG, $p: the bytes of the image without alpha" cmp -s o/opaque-rgba.jpg o/opaque-rgb.jpg
   done
 fi
+# RGBA with transparency to JPEG: composited over black and the alpha dropped (the
+# flatten op at the end, as vips and sharp write it): the bytes of the image the
+# same pipeline then flatten make, written as JPEG; flatten=white differs
+for p in copy blur=2 thumbnail=64 gray; do
+  run "$VK" -i in/logo-rgba.png -o o/alpha.jpg -f "$p"
+  expect_rc "RGBA to JPEG, $p" 0
+  run "$VK" -i in/logo-rgba.png -o o/flat.png -f "$p,flatten"
+  run "$VK" -i o/flat.png -o o/flat.jpg
+  check "RGBA to JPEG, $p: flattened onto black" cmp -s o/alpha.jpg o/flat.jpg
+done
+run "$VK" -i in/logo-rgba.png -o o/white.jpg -f "thumbnail=64,flatten=white"
+check "flatten=white is not black" eval '! cmp -s o/white.jpg o/alpha.jpg'
+run "$VK" -i in/logo-rgba.png -o o/alpha.hdr
+expect_rc "RGBA to Radiance HDR (flattened)" 0
+run "$VK" -i in/logo-rgba.png -o o/x.png -f "flatten=#ff000080"
+expect_rc "flatten with a background that is not opaque" 2
+check "flatten's refusal names the op" has "$T/stderr" "flatten"
 run "$VK" -i in/gray16.png -o o/gray16.png -f "blur=sigma=2.5"
 expect_rc "16-bit gray in" 0
 check "16-bit PNG stays 16-bit" [ "$(png_byte o/gray16.png 24)" = 16 ]
