@@ -105,6 +105,12 @@ static inline int fuzz_webp_alpha_flag(const unsigned char *b, size_t len)
     return len >= 21 && !memcmp(b + 12, "VP8X", 4) ? (b[20] & 0x10) != 0 : -1;
 }
 
+/* The same for its animation flag */
+static inline int fuzz_webp_anim_flag(const unsigned char *b, size_t len)
+{
+    return len >= 21 && !memcmp(b + 12, "VP8X", 4) ? (b[20] & 0x02) != 0 : -1;
+}
+
 /* A metadata record as the readers promise it: both buffers present exactly when
  * their lengths are not 0, the EXIF block a TIFF block whose orientation is the
  * record's, the profile name a string. A TIFF's record (tiff) has the orientation of
@@ -308,10 +314,13 @@ static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const v
         if (drc == 0) {
             /* (the channels follow the VP8X alpha flag, WebPGetFeatures' has_alpha, which
              * libwebpmux sets anew from the frames' own alpha: an animation whose flag
-             * claimed alpha its frames do not have comes back without it) */
+             * claimed alpha its frames do not have comes back without it; and an animation
+             * is RGBA, but libwebpmux writes one of a single frame at the canvas's corner
+             * as a still image, RGB where that frame has no alpha) */
             if (webp)
                 FUZZ_CHECK(im->w == im2.w && im->h == im2.h && im->fmt == im2.fmt &&
-                               (im->c == im2.c || fuzz_webp_alpha_flag(b, len) != fuzz_webp_alpha_flag(out, outlen)),
+                               (im->c == im2.c || fuzz_webp_alpha_flag(b, len) != fuzz_webp_alpha_flag(out, outlen) ||
+                                fuzz_webp_anim_flag(b, len) != fuzz_webp_anim_flag(out, outlen)),
                            "the rewrite with metadata decodes to another size or format: %dx%dx%d %d, then %dx%dx%d %d",
                            im->w, im->h, im->c, (int)im->fmt, im2.w, im2.h, im2.c, (int)im2.fmt);
             else
