@@ -20,6 +20,19 @@ typedef struct effective {
     vki_pipe_op ops[VKI_MAX_STAGES + 2];
 } effective;
 
+/* Whether op gives the same colour after flatten as flatten gives after it (the
+ * same colour over the same background): an op that moves pixels or copies them
+ * (its alpha with them), gray (luma is linear, and flatten's gray background is the
+ * colour's luma), and blur (a sum of the colour premultiplied by alpha, weights
+ * adding up to 1: over a background bg, C A + bg (1 - A) = sum w (c a + bg (1 - a))).
+ * Not resize or rotation by other angles (their negative lobes clamped), nor the
+ * ops that map colour (levels, normalize, ...). */
+static bool commutes_with_flatten(const vki_pipe_op *op)
+{
+    const vki_op_desc *d = op->desc;
+    return d->alpha_copied || d->opaque_fast || vki_op_moves(d, &op->args);
+}
+
 static int effective_pipeline(const vkimg_pipeline *p, const vkimg_run_opts *o, int in_c, effective *ef,
                               vkimg_err *e)
 {
@@ -45,8 +58,13 @@ static int effective_pipeline(const vkimg_pipeline *p, const vkimg_run_opts *o, 
         ef->ops[k].args.set[0] = true;
         k++;
     }
-    /* flatten goes before an op that writes several images (the levels of mipmaps) */
-    const int before = flatten && last->outputs ? p->n - 1 : p->n;
+    /* flatten goes before an op that writes several images (the levels of mipmaps),
+     * and before the ops at the end that give the same result flattened before or
+     * after (commutes_with_flatten): an RGBA photo with alpha blurred into a JPEG is
+     * then blurred as RGB */
+    int before = flatten && last->outputs ? p->n - 1 : p->n;
+    while (flatten && before > 0 && commutes_with_flatten(&p->ops[before - 1]))
+        before--;
     memcpy(&ef->ops[k], p->ops, (size_t)before * sizeof *p->ops);
     k += before;
     if (flatten) {

@@ -146,15 +146,25 @@ PY
   done
 fi
 # RGBA with transparency to JPEG: composited over black and the alpha dropped (the
-# flatten op at the end, as vips and sharp write it): the bytes of the image the
-# same pipeline then flatten make, written as JPEG; flatten=white differs
-for p in copy blur=2 thumbnail=64 gray; do
-  run "$VK" -i in/logo-rgba.png -o o/alpha.jpg -f "$p"
-  expect_rc "RGBA to JPEG, $p" 0
-  run "$VK" -i in/logo-rgba.png -o o/flat.png -f "$p,flatten"
+# flatten op, as vips and sharp write it): the bytes of the image the pipeline
+# with flatten makes, written as JPEG. flatten goes before the ops that give the
+# same flattened before or after (copy, gray, blur: then blurred as RGB), after the
+# others (thumbnail); both orders within 1 LSB. flatten=white differs
+for p in copy:first blur=2:first thumbnail=64:last gray:first; do
+  f=${p%:*}
+  run "$VK" -i in/logo-rgba.png -o o/alpha.jpg -f "$f"
+  expect_rc "RGBA to JPEG, $f" 0
+  if [ "${p#*:}" = first ]; then q="flatten,$f"; else q="$f,flatten"; fi
+  run "$VK" -i in/logo-rgba.png -o o/flat.png -f "$q"
   run "$VK" -i o/flat.png -o o/flat.jpg
-  check "RGBA to JPEG, $p: flattened onto black" cmp -s o/alpha.jpg o/flat.jpg
+  check "RGBA to JPEG, $f: flattened onto black ($q)" cmp -s o/alpha.jpg o/flat.jpg
+  run "$VK" -i in/logo-rgba.png -o o/flat2.png -f "$f,flatten"
+  run "$VK" compare o/flat.png o/flat2.png --fail 0.004 --warn 0.004 --hardfail 0.004
+  expect_rc "RGBA to JPEG, $f: flatten first or last, within 1 LSB" 0
 done
+run "$VK" -i in/logo-rgba.png -o o/alpha.jpg -f blur=2 --timing
+check "RGBA to JPEG, blur: flatten runs first (--timing)" \
+  eval '[ "$(grep -o -E "^ *(flatten|blur) \(GPU\)" "$T/stderr" | tr -s " " | tr "\n" /)" = " flatten (GPU)/ blur (GPU)/" ]'
 run "$VK" -i in/logo-rgba.png -o o/white.jpg -f "thumbnail=64,flatten=white"
 check "flatten=white is not black" eval '! cmp -s o/white.jpg o/alpha.jpg'
 run "$VK" -i in/logo-rgba.png -o o/alpha.hdr

@@ -4,8 +4,10 @@
  * chain; and the run's own flatten where the caller keeps no alpha
  * (vkimg_run_opts.flatten: JPEG files) before mipmaps, after an orientation, not
  * for data or images without alpha (tolerances: tests/lib/run_ref.h). */
+#include "blur_ref.h"
 #include "flatten_ref.h"
 #include "gpu_harness.h"
+#include "gray_ref.h"
 #include "levels_ref.h"
 #include "run_ref.h"
 #include "t.h"
@@ -175,6 +177,42 @@ static void test_run_flatten(vkimg_ctx *ctx)
             for (int k = 0; k < 3; k++)
                 vkimg_image_free(&lv[k]);
             vkimg_pipeline_free(p);
+        }
+        /* blur, gray, crop: flatten goes first (the same colour flattened before or
+         * after; an RGBA image is then blurred as RGB), within 1 LSB of the op then
+         * flatten (the image between them rounded to 8 bits on CPU devices) */
+        static const char *const first[3] = { "blur=sigma=1.5:radius=5", "gray", "crop=20x10+3+4" };
+        for (int k = 0; k < 3; k++) {
+            vkimg_image_free(&in);
+            ref_img_free(&d);
+            in = ref_random_image(61, 37, c, VKIMG_U8, 950 + (uint64_t)(10 * c + k));
+            d = ref_from_image(&in);
+            snprintf(cur_case, sizeof cur_case, "%s with flatten, %d channels", first[k], c);
+            gh_dispatches_start();
+            out = run_opts(ctx, first[k], &in, &o);
+            const int nf = gh_dispatched_ending("flatten") + gh_dispatched_ending("flatten-runs");
+            gh_dispatches_stop();
+            CHECK(nf == (c == 2 || c == 4), "%s: %d flatten dispatches", cur_case, nf);
+            ref_img op = k == 0 ? ref_blur_d(&d, 1.5, 5) : ref_img_new(1, 1, 1);
+            if (k == 1) {
+                ref_img_free(&op);
+                op = ref_gray_d(&d, 0);
+            } else if (k == 2) {
+                ref_img_free(&op);
+                op = ref_img_new(20, 10, c);
+                for (int y = 0; y < 10; y++)
+                    for (int x = 0; x < 20; x++)
+                        for (int ch = 0; ch < c; ch++)
+                            op.d[((size_t)y * 20 + (size_t)x) * (size_t)c + (size_t)ch] =
+                                d.d[((size_t)(y + 4) * 61 + (size_t)(x + 3)) * (size_t)c + (size_t)ch];
+            }
+            want = ref_flatten_d(&op, 0, 0, 0);
+            ref_cmp rc;
+            const double err = out.data ? ref_compare(&out, &want, &rc) : 1e9;
+            CHECK(err <= 1.0, "%s: %.3g LSB from the op then flatten", cur_case, err);
+            ref_img_free(&op);
+            ref_img_free(&want);
+            vkimg_image_free(&out);
         }
         ref_img_free(&d);
         vkimg_image_free(&in);
