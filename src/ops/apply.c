@@ -167,8 +167,8 @@ int vkimg_prepare(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in
         return rc;
     int gw, gh;
     geo_size(in, o, &gw, &gh);
-    return vki_plan_prepare(&ctx->gpu, &ef.p, VKI_HAS_ALPHA(in->c) ? &without.p : NULL, in->w, in->h, in->c, gw, gh, in->fmt, o ? o->out_fmt : in->fmt,
-                            o && o->alpha_unused, e);
+    return vki_plan_prepare(&ctx->gpu, &ef.p, VKI_HAS_ALPHA(in->c) ? &without.p : NULL, in->w, in->h, in->c, gw, gh,
+                            in->fmt, o ? o->out_fmt : in->fmt, o && o->alpha_unused, e);
 }
 
 /* The device's Huffman decoding of a JPEG scan (vki_jpeg_rec_entropy) went

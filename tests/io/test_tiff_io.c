@@ -320,6 +320,16 @@ static long compare(const spec *s, const void *img, const vkimg_image *im)
 
 static int g_cases;
 
+/* vki_tiff_decode of the file at path (its bytes read, then freed), named name in messages */
+static int decode_file(const char *path, const char *name, vkimg_image *im, vkimg_err *e)
+{
+    size_t n;
+    unsigned char *b = read_all(path, &n);
+    const int rc = vki_tiff_decode(b, n, name, 0, im, e);
+    free(b);
+    return rc;
+}
+
 /* Writes s with libtiff, decodes with vkimg, compares */
 static void decode_case(int line, spec s)
 {
@@ -331,11 +341,9 @@ static void decode_case(int line, spec s)
         free(img);
         return;
     }
-    size_t n;
-    unsigned char *b = read_all(path, &n);
     vkimg_image im;
     vkimg_err e;
-    int rc = vki_tiff_decode(b, n, "t.tif", 0, &im, &e);
+    const int rc = decode_file(path, "t.tif", &im, &e);
     const int c = want_channels(&s);
     const vkimg_fmt fmt = s.fmt == SAMPLEFORMAT_IEEEFP ? VKIMG_F32 : s.bps == 16 ? VKIMG_U16 : VKIMG_U8;
     CHECK(rc == 0, "line %d (%s %dx%d spp %d bps %d comp %d pred %d planar %d rows %d tile %dx%d photo %d): %s", line,
@@ -351,7 +359,6 @@ static void decode_case(int line, spec s)
         }
         vkimg_image_free(&im);
     }
-    free(b);
     free(img);
     remove(path);
 }
@@ -491,11 +498,9 @@ static void jpeg_case(int line, spec s)
     if (t)
         TIFFClose(t);
     CHECK(ok, "line %d: libtiff could not read its JPEG TIFF", line);
-    size_t n;
-    unsigned char *b = read_all(path, &n);
     vkimg_image im;
     vkimg_err e;
-    int rc = vki_tiff_decode(b, n, "j.tif", 0, &im, &e);
+    const int rc = decode_file(path, "j.tif", &im, &e);
     CHECK(rc == 0, "line %d: JPEG TIFF: %s", line, e.msg);
     if (!rc) {
         /* CMYK: libtiff's samples as they are, made RGB here as for uncompressed CMYK */
@@ -506,7 +511,6 @@ static void jpeg_case(int line, spec s)
               s.rows ? "strips" : "tiles");
         vkimg_image_free(&im);
     }
-    free(b);
     free(ref);
     free(img);
     remove(path);
@@ -664,18 +668,15 @@ static void ccitt_case(int line, spec s, int p)
     }
     CHECK(!img || (lw == (uint32_t)s.w && lh == (uint32_t)s.h && !memcmp(bits, img, (size_t)s.w * s.h)),
           "%s: libtiff does not read back what it wrote", desc);
-    size_t n;
-    unsigned char *b = read_all(path, &n);
     vkimg_image im;
     vkimg_err e;
-    const int rc = vki_tiff_decode(b, n, "c.tif", 0, &im, &e);
+    const int rc = decode_file(path, "c.tif", &im, &e);
     CHECK(rc == 0, "%s: %s", desc, e.msg);
     if (!rc) {
         CHECK(im.w == s.w && im.h == s.h && im.c == 1 && im.fmt == VKIMG_U8 && bits && ccitt_differ(bits, photo, &im) == 0,
               "%s: not libtiff's pixels", desc);
         vkimg_image_free(&im);
     }
-    free(b);
     free(bits);
     free(img);
     remove(path);
@@ -737,10 +738,7 @@ static unsigned char *ccitt_both(int line, int comp, int opts, int w, int h, con
     const size_t nd = pack_bits(bits, data, sizeof data - 2);
     CHECK(nd && !raw_file(path, comp, opts, w, h, data, nd) && !raw_file(padded, comp, opts, w, h, data, nd + 2),
           "line %d: libtiff could not write the raw strip", line);
-    size_t n;
-    unsigned char *b = read_all(path, &n);
-    *rc = vki_tiff_decode(b, n, "raw.tif", 0, im, e);
-    free(b);
+    *rc = decode_file(path, "raw.tif", im, e);
     const int before = g_tiff_errors + g_tiff_warnings;
     uint32_t lw = 0, lh = 0;
     uint16_t photo = 0;
