@@ -161,14 +161,15 @@ int vkimg_prepare(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in
         return vki_fail(e, VKIMG_E_USAGE, "vkimg_prepare: NULL argument");
     effective ef, without; /* (an input without its alpha: no flatten) */
     int rc = effective_pipeline(p, o, in->c, &ef, e);
-    if (!rc && VKI_HAS_ALPHA(in->c))
+    const bool alpha_unused = o && o->alpha_unused && VKI_HAS_ALPHA(in->c);
+    if (!rc && alpha_unused) /* (vki_plan_prepare's plan of the input without its alpha) */
         rc = effective_pipeline(p, o, in->c - 1, &without, e);
     if (rc)
         return rc;
     int gw, gh;
     geo_size(in, o, &gw, &gh);
-    return vki_plan_prepare(&ctx->gpu, &ef.p, VKI_HAS_ALPHA(in->c) ? &without.p : NULL, in->w, in->h, in->c, gw, gh,
-                            in->fmt, o ? o->out_fmt : in->fmt, o && o->alpha_unused, e);
+    return vki_plan_prepare(&ctx->gpu, &ef.p, alpha_unused ? &without.p : NULL, in->w, in->h, in->c, gw, gh, in->fmt,
+                            o ? o->out_fmt : in->fmt, o && o->alpha_unused, e);
 }
 
 /* The device's Huffman decoding of a JPEG scan (vki_jpeg_rec_entropy) went

@@ -38,8 +38,8 @@ static int record_flatten(vki_rec *r, const vki_step *s)
 {
     const double *bg = s->args->x[O_BACKGROUND];
     float params[3];
-    if (VKI_COLOUR_CHANNELS(s->in_c) == 1) /* BT.601 luma, as rotate's background on gray */
-        params[0] = params[1] = params[2] = (float)(0.299 * bg[0] + 0.587 * bg[1] + 0.114 * bg[2]);
+    if (VKI_COLOUR_CHANNELS(s->in_c) == 1) /* its luma, as rotate's background on gray */
+        params[0] = params[1] = params[2] = (float)vki_colour_luma(bg);
     else
         for (int c = 0; c < 3; c++)
             params[c] = (float)bg[c];

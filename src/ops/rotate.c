@@ -87,7 +87,7 @@ static int record_rotate(vki_rec *r, const vki_step *s)
     int oc = s->out_c, colour = VKI_COLOUR_CHANNELS(oc);
     double a = VKI_HAS_ALPHA(oc) ? bg[3] : 1.0;
     if (colour == 1)
-        pre[0] = (float)((0.299 * bg[0] + 0.587 * bg[1] + 0.114 * bg[2]) * a);
+        pre[0] = (float)(vki_colour_luma(bg) * a);
     else
         for (int c = 0; c < 3; c++)
             pre[c] = (float)(bg[c] * a);

@@ -321,6 +321,11 @@ void vki_colour_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n)
         snprintf(buf, n, "%02x%02x%02x%02x", v[0], v[1], v[2], v[3]);
 }
 
+double vki_colour_luma(const double x[VKI_TEXT_VALUES])
+{
+    return 0.299 * x[0] + 0.587 * x[1] + 0.114 * x[2];
+}
+
 const char *const vki_gravity_names[] = { "centre", "north", "south", "east", "west",
                                           "northeast", "northwest", "southeast", "southwest", NULL };
 

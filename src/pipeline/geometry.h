@@ -44,6 +44,9 @@ void vki_region_size(const double x[VKI_TEXT_VALUES], int W, int H, long *w, lon
 #define VKI_COLOUR_SYNTAX "NAME|[#]RRGGBB[AA]"
 int vki_colour_parse(const char *t, size_t n, double x[VKI_TEXT_VALUES], char *why, size_t wn);
 void vki_colour_format(const double x[VKI_TEXT_VALUES], char *buf, size_t n);
+/* A colour's BT.601 luma, 0.299 R + 0.587 G + 0.114 B: the colour as a gray image's
+ * (a background on gray: rotate, flatten) */
+double vki_colour_luma(const double x[VKI_TEXT_VALUES]);
 
 /* ---- gravity: where a region of w x h is placed in an image of W x H */
 typedef enum vki_gravity {

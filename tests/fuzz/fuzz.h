@@ -99,17 +99,12 @@ static inline bool fuzz_same_image(const vkimg_image *a, const vkimg_image *b)
            fuzz_same_bytes(a->data, vkimg_image_bytes(a), b->data, vkimg_image_bytes(b));
 }
 
-/* A WebP's VP8X alpha flag: 1 set, 0 clear, -1 no VP8X chunk first. */
-static inline int fuzz_webp_alpha_flag(const unsigned char *b, size_t len)
+/* A flag of a WebP's VP8X chunk (FUZZ_WEBP_*): 1 set, 0 clear, -1 no VP8X chunk first. */
+static inline int fuzz_webp_flag(const unsigned char *b, size_t len, unsigned flag)
 {
-    return len >= 21 && !memcmp(b + 12, "VP8X", 4) ? (b[20] & 0x10) != 0 : -1;
+    return len >= 21 && !memcmp(b + 12, "VP8X", 4) ? (b[20] & flag) != 0 : -1;
 }
-
-/* The same for its animation flag */
-static inline int fuzz_webp_anim_flag(const unsigned char *b, size_t len)
-{
-    return len >= 21 && !memcmp(b + 12, "VP8X", 4) ? (b[20] & 0x02) != 0 : -1;
-}
+enum { FUZZ_WEBP_ANIM = 0x02, FUZZ_WEBP_ALPHA = 0x10 };
 
 /* A metadata record as the readers promise it: both buffers present exactly when
  * their lengths are not 0, the EXIF block a TIFF block whose orientation is the
@@ -319,8 +314,10 @@ static inline void fuzz_meta_rewrite(const unsigned char *b, size_t len, const v
              * as a still image, RGB where that frame has no alpha) */
             if (webp)
                 FUZZ_CHECK(im->w == im2.w && im->h == im2.h && im->fmt == im2.fmt &&
-                               (im->c == im2.c || fuzz_webp_alpha_flag(b, len) != fuzz_webp_alpha_flag(out, outlen) ||
-                                fuzz_webp_anim_flag(b, len) != fuzz_webp_anim_flag(out, outlen)),
+                               (im->c == im2.c ||
+                                fuzz_webp_flag(b, len, FUZZ_WEBP_ALPHA) !=
+                                    fuzz_webp_flag(out, outlen, FUZZ_WEBP_ALPHA) ||
+                                fuzz_webp_flag(b, len, FUZZ_WEBP_ANIM) != fuzz_webp_flag(out, outlen, FUZZ_WEBP_ANIM)),
                            "the rewrite with metadata decodes to another size or format: %dx%dx%d %d, then %dx%dx%d %d",
                            im->w, im->h, im->c, (int)im->fmt, im2.w, im2.h, im2.c, (int)im2.fmt);
             else

@@ -112,7 +112,6 @@ static vkimg_image run_opts(vkimg_ctx *ctx, const char *text, const vkimg_image 
 /* vkimg_run_opts.flatten: the run flattens on black where the result would have alpha */
 static void test_run_flatten(vkimg_ctx *ctx)
 {
-    const int k0 = ref_flatten_params(0, 0, 0);
     for (int c = 1; c <= 4; c++) {
         vkimg_image in = ref_random_image(37, 23, c, VKIMG_U8, 900 + (uint64_t)c);
         ref_img d = ref_from_image(&in);
@@ -217,7 +216,6 @@ static void test_run_flatten(vkimg_ctx *ctx)
         ref_img_free(&d);
         vkimg_image_free(&in);
     }
-    (void)k0;
 }
 
 /* the per-pixel shape and the CPU shape (runs) wherever the tests run */
