@@ -572,7 +572,14 @@ static const char *tiff_header(const tf *t, tiff_img *ti, char why[256])
     ti->nchunks = ti->across * ti->down * (ti->planar == 2 ? ti->spp : 1);
     ti->crow = bits_bytes((uint64_t)ti->cw * sp, ti->bps);
     ti->prow = bits_bytes((uint64_t)ti->w * sp, ti->bps);
-    const int ro = tf_find(t, offtag, &ti->offs), rc = tf_find(t, cnttag, &ti->counts);
+    int ro = tf_find(t, offtag, &ti->offs), rc = tf_find(t, cnttag, &ti->counts);
+    /* libtiff reads StripOffsets and TileOffsets (and their byte counts) into the
+     * same array, whichever the file holds: tiled files of its own picture archive
+     * (quad-tile.tif, cramps-tile.tif) give their tiles' offsets as StripOffsets */
+    if (!ro)
+        ro = tf_find(t, ti->tiled ? T_STRIPOFFSETS : T_TILEOFFSETS, &ti->offs);
+    if (!rc)
+        rc = tf_find(t, ti->tiled ? T_STRIPBYTECOUNTS : T_TILEBYTECOUNTS, &ti->counts);
     if (ro < 0 || rc < 0)
         return "the strip or tile offsets lie outside the file";
     if (!ro)
