@@ -189,7 +189,23 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
     membuf m = { NULL, 0, 0, 0 };
     int ok = 0;
     switch (k) {
-    case VKIMG_FILE_BMP: /* 24-bit (gray expanded, gray+alpha loses alpha) or 32-bit RGBA */
+    case VKIMG_FILE_BMP: /* 24-bit (gray expanded) or 32-bit RGBA (gray + alpha expanded: it keeps its alpha) */
+        if (im->c == 2) {
+            const size_t np = (size_t)im->w * im->h;
+            unsigned char *rgba = vki_malloc_big(np * 4);
+            if (!rgba)
+                return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", path, np * 4);
+            const unsigned char *ga = im->data;
+            for (size_t i = 0; i < np; i++) {
+                rgba[4 * i] = rgba[4 * i + 1] = rgba[4 * i + 2] = ga[2 * i];
+                rgba[4 * i + 3] = ga[2 * i + 1];
+            }
+            ok = vki_stbiw_write(k, membuf_write, &m, im->w, im->h, 4, rgba);
+            free(rgba);
+            break;
+        }
+        ok = vki_stbiw_write(k, membuf_write, &m, im->w, im->h, im->c, im->data);
+        break;
     case VKIMG_FILE_TGA: /* keeps 1-4 channels, RLE */
     case VKIMG_FILE_HDR: /* RGBE: gray expanded, alpha dropped */
         ok = vki_stbiw_write(k, membuf_write, &m, im->w, im->h, im->c, im->data);
