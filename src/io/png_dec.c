@@ -29,7 +29,10 @@
  * stb_image returns for the same valid file, byte for byte, including its
  * conventions:
  *  - a palette image gives RGB, or RGBA when it has a tRNS chunk (entries past the
- *    chunk's length opaque);
+ *    chunk's length opaque); an index past the PLTE's entries (an error in the file)
+ *    is opaque black, as the PNG specification's third edition requires of decoders
+ *    (and as libpng, so vips, Pillow and the browsers, read it; stb_image reads
+ *    memory it never set);
  *  - gray or RGB with a tRNS chunk gains an alpha channel: 0 where the pixel equals
  *    the tRNS colour, else the maximum (8-bit and lower files compare with the low
  *    bits of the tRNS value, scaled as the samples are, as libpng does: stb takes
@@ -265,21 +268,19 @@ typedef struct png_dec {
     int in_c;                   /* samples per pixel in the file (palette: 1) */
     int out_c;                  /* channels of the result */
     unsigned bits;              /* bits per pixel in the file */
-    unsigned char pal[256 * 4]; /* RGBA; entries past pal_len stay 0 (and are never used) */
+    unsigned char pal[256 * 4]; /* RGBA; entries past pal_len opaque black */
     unsigned pal_len;
     int has_trns;               /* tRNS seen (palette: RGBA output; gray/RGB: colour key) */
     uint16_t key[3];            /* gray/RGB tRNS colour: 16-bit files the 16-bit value, others
                                    the low byte times the depth's scale, as stb compares */
-    unsigned max_index;         /* the largest palette index seen */
 } png_dec;
 
 /* Writes n pixels of the unfiltered row src (PNG byte order, packed at the file's
  * depth) as n pixels of the result (out_c channels, host order). */
-static void expand_row(png_dec *d, unsigned char *dst, const unsigned char *src, size_t n)
+static void expand_row(const png_dec *d, unsigned char *dst, const unsigned char *src, size_t n)
 {
     const unsigned depth = (unsigned)d->depth;
     if (d->ctype == 3) { /* palette: 1, 2, 4 or 8-bit indices */
-        unsigned mx = d->max_index;
         const unsigned mask = (1u << depth) - 1;
         for (size_t x = 0; x < n; x++) {
             unsigned i;
@@ -289,7 +290,6 @@ static void expand_row(png_dec *d, unsigned char *dst, const unsigned char *src,
                 size_t bit = x * depth;
                 i = (unsigned)(src[bit >> 3] >> (8 - depth - (bit & 7))) & mask;
             }
-            mx = i > mx ? i : mx;
             if (d->out_c == 4) {
                 memcpy(dst + 4 * x, d->pal + 4 * i, 4);
             } else {
@@ -298,7 +298,6 @@ static void expand_row(png_dec *d, unsigned char *dst, const unsigned char *src,
                 dst[3 * x + 2] = d->pal[4 * i + 2];
             }
         }
-        d->max_index = mx;
         return;
     }
     const int c = d->in_c;
@@ -427,6 +426,8 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
     png_dec *d = calloc(1, sizeof *d);
     if (!d)
         return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory", name);
+    for (unsigned i = 0; i < 256; i++) /* an index past the PLTE: opaque black (PNG 3rd edition) */
+        d->pal[4 * i + 3] = 255;
     int rc = 0;
     unsigned char *zbuf = NULL, *raw = NULL, *img = NULL, *zero = NULL, *tmp = NULL;
     vkimg_image result = { 0 }; /* the result where it is not raw's rows packed in place */
@@ -758,10 +759,6 @@ int vki_png_decode_opts(const unsigned char *b, size_t len, const char *name, ui
                     memcpy(dst + i * step, tmp + i * outpx, outpx);
             }
         }
-    }
-    if (d->ctype == 3 && d->max_index >= d->pal_len) {
-        rc = png_fail(e, name, "palette index %u past the %u entries of PLTE", d->max_index, d->pal_len);
-        goto done;
     }
     if (in_result) {
         raw = NULL; /* img, the result's memory */

@@ -380,14 +380,36 @@ static void test_png_invalid(void)
     REFUSED("tRNS after IDAT", .depth = 8, .ctype = 0, .filter = 0, .trns = pal, .ntrns = 2, .trns_after_idat = 1);
     REFUSED("IDAT before PLTE in a palette image", .depth = 8, .ctype = 3, .filter = 0);
     REFUSED("truncated (no IEND chunk)", .depth = 16, .ctype = 2, .filter = 4, .no_iend = 1);
-    /* a palette index past the PLTE: stb would read uninitialized palette entries */
+#undef REFUSED
+    CHECK(g_refused == 9, "%d of 9 invalid files refused", g_refused);
+    /* a palette index past the PLTE: opaque black (the PNG specification's third
+     * edition); stb would read palette entries it never set */
     for (size_t i = 0; i < (size_t)w * h; i++)
         raw[i] &= 3;
     raw[w * h - 1] = 4;
-    REFUSED("palette index 4 past the 4 entries of PLTE", .depth = 8, .ctype = 3, .filter = 5, .plte = pal,
-            .nplte = 4);
-#undef REFUSED
-    CHECK(g_refused == 10, "%d of 10 invalid files refused", g_refused);
+    for (int t = 0; t < 2; t++) {
+        const unsigned char trns[2] = { 0, 77 };
+        png_spec s = { .w = w, .h = h, .raw = raw, .depth = 8, .ctype = 3, .filter = 5, .plte = pal, .nplte = 4,
+                       .trns = t ? trns : NULL, .ntrns = t ? 2 : 0 };
+        png = mk_png(&s, &len);
+        vkimg_err e;
+        const int rc = vki_png_decode(png, len, "pal.png", VKIMG_DEFAULT_MAX_PIXELS, &im, &e);
+        CHECK(rc == 0 && im.c == 3 + t, "palette index past the PLTE%s: rc %d (%s), %d channels", t ? ", tRNS" : "",
+              rc, rc ? e.msg : "", rc ? 0 : im.c);
+        long bad = 0;
+        for (size_t i = 0; !rc && i < (size_t)w * h; i++) {
+            const unsigned char *px = (const unsigned char *)im.data + i * (size_t)(3 + t);
+            for (int k = 0; k < 3 + t; k++) {
+                const int want = k == 3 ? (raw[i] < 2 ? trns[raw[i]] : 255) : raw[i] < 4 ? pal[3 * raw[i] + k] : 0;
+                bad += px[k] != want;
+            }
+        }
+        CHECK(!rc && bad == 0, "palette index past the PLTE%s: %ld samples not the palette's (or opaque black)",
+              t ? ", tRNS" : "", bad);
+        if (!rc)
+            vkimg_image_free(&im);
+        free(png);
+    }
     fprintf(stderr, "note: PNG decoder: %d invalid files refused with their reason (stb_image reads %d of them)\n",
             g_refused, g_stb_lenient);
 }
