@@ -425,6 +425,14 @@ static const char *tiff_header(const tf *t, tiff_img *ti, char why[256])
     if (spp < 1 || spp > 8)
         return "SamplesPerPixel outside 1..8";
     ti->spp = (unsigned)spp;
+    /* a compression it cannot read is named before what it would hold (a LogLuv,
+     * ZSTD or WebP file's signed or odd-sized samples) */
+    if (comp != C_NONE && comp != C_LZW && comp != C_DEFLATE && comp != C_DEFLATE_OLD && comp != C_PACKBITS &&
+        comp != C_JPEG && !ccitt((unsigned)comp)) {
+        snprintf(why, 256, "compression %llu%s is not supported (none, LZW, Deflate, PackBits, JPEG, CCITT are)",
+                 (unsigned long long)comp, comp_name(comp));
+        return why;
+    }
     /* BitsPerSample: one value a sample, all the same */
     vki_tiff_field f;
     int r = tf_find(t, T_BPS, &f);
@@ -458,12 +466,6 @@ static const char *tiff_header(const tf *t, tiff_img *ti, char why[256])
         return "an unknown FillOrder";
     ti->reversed = fillorder == 2 && comp != C_JPEG; /* (libjpeg's data is never reversed: libtiff's
                                                         JPEG codec ignores the tag too) */
-    if (comp != C_NONE && comp != C_LZW && comp != C_DEFLATE && comp != C_DEFLATE_OLD && comp != C_PACKBITS &&
-        comp != C_JPEG && !ccitt((unsigned)comp)) {
-        snprintf(why, 256, "compression %llu%s is not supported (none, LZW, Deflate, PackBits, JPEG, CCITT are)",
-                 (unsigned long long)comp, comp_name(comp));
-        return why;
-    }
     ti->comp = (unsigned)comp;
     if (ccitt(ti->comp)) {
         if (ti->bps != 1 || spp != 1)

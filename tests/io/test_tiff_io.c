@@ -1810,6 +1810,10 @@ static void test_hostile(void)
         { { 8, 8, 3, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_CIELAB, COMPRESSION_NONE, 1, 1, 8, .mode = "w" }, "Lab" },
         { { 8, 8, 1, 32, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_NONE, 1, 1, 8, .mode = "w" },
           "32-bit integer" },
+        /* the compression is named before the signed samples it holds (as libtiff's
+         * LogLuv and ZSTD test files) */
+        { { 8, 8, 1, 16, SAMPLEFORMAT_INT, PHOTOMETRIC_MINISBLACK, COMPRESSION_LZMA, 1, 1, 8, .mode = "w" },
+          "compression 34925 (LZMA)" },
     };
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
         snprintf(path, sizeof path, "%s/r%zu.tif", g_tdir, k);
