@@ -289,6 +289,7 @@ again:;
     }
     vkimg_run_opts ro = job_run_opts(b, j, src.fmt, meta.orientation, sr.w, sr.h);
     ro.timing = &j->timing;
+    ro.consume = &src; /* freed after the run: the result may take its memory */
     if (b->cfg->auto_orient && meta.orientation != 1) /* the pixels are upright now: the written tags say so */
         vkimg_meta_set_orientation(&meta, 1); /* (an XMP orientation beside EXIF's 1 or none is not applied: kept) */
     vkimg_save_opts so = b->cfg->so;

@@ -419,6 +419,13 @@ typedef struct vkimg_run_opts {
                              run may leave it behind on upload (CPU devices, which look at alpha
                              for blur), and the results then have one channel fewer (the same
                              colour: premultiplying by 1 is nothing) */
+    vkimg_image *consume; /* the input again (the very image `in` points to), which the caller has no
+                             more use for: with device_output, where the device's memory is the host's
+                             (lavapipe), the device reads the input where it lies (an image from
+                             vkimg_image_alloc_device, or page-aligned memory it imports) and the
+                             pipeline is one op that can (blur), the result is written over the input
+                             and takes its memory: *consume is then emptied (freeing it does nothing).
+                             Else, and when NULL, the input is left as it is */
     bool flatten;         /* the caller keeps no alpha of the results (a JPEG file has none): where
                              the results would have alpha, the run composites them over black on
                              the device and drops it (the flatten op last, or before the last op

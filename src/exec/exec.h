@@ -73,6 +73,9 @@ int vki_rec_scratch(vki_rec *r, VkDeviceSize size, const char *what, VkDeviceAdd
 /* Like vki_rec_scratch, initialized on the device before the next dispatch:
  * with `init` (at most 64 KiB), or zeros. */
 int vki_rec_scratch_init(vki_rec *r, VkDeviceSize size, const void *init, const char *what, VkDeviceAddress *addr);
+/* Copies bytes from src to dst (device addresses of live buffers; not overlapping)
+ * after the dispatches recorded so far, made visible before the next. */
+int vki_rec_copy(vki_rec *r, VkDeviceAddress src, VkDeviceAddress dst, VkDeviceSize bytes, const char *what);
 /* Small host-written constant data (weights) the shaders can read. */
 int vki_rec_const(vki_rec *r, const void *data, size_t size, const char *what, VkDeviceAddress *addr);
 /* Frees the scratch buffers of a recording (after its submission finished). */
@@ -127,6 +130,9 @@ int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, 
  * device memory where g->uma, else upload staging): no host copy; the buffer
  * stays the caller's and must live until the run ends. */
 int vki_run_input_buf(vki_run *r, const vki_buf *src, size_t bytes, const char *what, VkDeviceAddress *addr);
+/* Whether the device reads input i in the caller's memory (where device memory is
+ * the host's: vki_run_input_buf's buffer, or vki_run_input's data imported) */
+bool vki_run_input_in_place(const vki_run *r, int i);
 /* An output of `bytes` that the kernels write at *addr and the host reads after
  * vki_run_submit through vki_run_output_data(r, *slot); `zero`: cleared on the
  * device before the kernels. */
@@ -257,6 +263,10 @@ typedef struct vki_plan {
      * (vki_op_desc.alpha_copied) say so (vki_step.opaque_alpha). */
     bool opaque;
 } vki_plan;
+
+/* Whether the plan's only op may write its output over its input (vki_op_desc.in_place)
+ * with pl->in as the address of both; the caller then sets outs[0] = in. */
+bool vki_plan_in_place(const vki_plan *pl, const vki_gpu *g);
 
 /* The format of the image between op i and op i + 1: f32, or on CPU devices
  * - the input's format where ops 0..i only move pixels (vki_op_desc.moves: an

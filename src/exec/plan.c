@@ -142,6 +142,49 @@ void vki_plan_destroy(vki_gpu *g, vki_plan *pl)
     vki_buf_destroy(g, &pl->inter[1]);
 }
 
+/* Op i's step of the plan (opaque: the input's alpha is still known to be all at its maximum). */
+static vki_step plan_step(const vki_plan *pl, int i, bool opaque)
+{
+    const vki_pipe_op *op = &pl->p->ops[i];
+    const vki_shape *sh = &pl->s;
+    const bool last = i == pl->n - 1;
+    return (vki_step){
+        .desc = op->desc,
+        .args = &op->args,
+        .index = i,
+        .w = sh->w[i],
+        .h = sh->h[i],
+        .out_w = sh->w[i + 1],
+        .out_h = sh->h[i + 1],
+        .geo_w = sh->geo_w[i],
+        .geo_h = sh->geo_h[i],
+        .in_c = sh->c[i],
+        .out_c = sh->c[i + 1],
+        .in_fmt = i == 0 ? pl->in_fmt : vki_plan_inter_fmt(pl, i - 1),
+        .out_fmt = last ? pl->out_fmt : vki_plan_inter_fmt(pl, i),
+        .in = i == 0 ? pl->in : pl->inter[(i - 1) % 2].addr,
+        .out = last ? pl->outs[0] : pl->inter[i % 2].addr,
+        .nout = last ? sh->nout : 1,
+        .outs = last ? pl->outs : NULL,
+        .outs_w = last ? sh->out_w : NULL,
+        .outs_h = last ? sh->out_h : NULL,
+        .in_packed_rgb8_words = i == 0 && pl->in_fmt == VKIMG_U8 && sh->c[0] == 3,
+        .opaque_alpha = opaque && VKI_HAS_ALPHA(sh->c[i]),
+        .levels = pl->in_fmt == VKIMG_U16 ? 65535u : 255u,
+    };
+}
+
+bool vki_plan_in_place(const vki_plan *pl, const vki_gpu *g)
+{
+    if (pl->n != 1 || pl->s.nout != 1 || !pl->p->ops[0].desc->in_place)
+        return false;
+    vki_step s = plan_step(pl, 0, pl->opaque);
+    s.out = s.in; /* as the run would record it */
+    s.outs = &s.out;
+    return s.w == s.out_w && s.h == s.out_h && s.in_c == s.out_c && s.in_fmt == s.out_fmt &&
+           s.desc->in_place(g, &s);
+}
+
 /* Records the ops into rec, a stage of run (if any) each. */
 static int record_ops(vki_plan *pl, vki_rec *rec, vki_run *run)
 {
@@ -149,32 +192,8 @@ static int record_ops(vki_plan *pl, vki_rec *rec, vki_run *run)
     bool opaque = pl->opaque;
     for (int i = 0; i < n; i++) {
         const vki_pipe_op *op = &pl->p->ops[i];
-        const vki_shape *sh = &pl->s;
-        bool last = i == n - 1;
-        vki_step s = {
-            .desc = op->desc,
-            .args = &op->args,
-            .index = i,
-            .w = sh->w[i],
-            .h = sh->h[i],
-            .out_w = sh->w[i + 1],
-            .out_h = sh->h[i + 1],
-            .geo_w = sh->geo_w[i],
-            .geo_h = sh->geo_h[i],
-            .in_c = sh->c[i],
-            .out_c = sh->c[i + 1],
-            .in_fmt = i == 0 ? pl->in_fmt : vki_plan_inter_fmt(pl, i - 1),
-            .out_fmt = last ? pl->out_fmt : vki_plan_inter_fmt(pl, i),
-            .in = i == 0 ? pl->in : pl->inter[(i - 1) % 2].addr,
-            .out = last ? pl->outs[0] : pl->inter[i % 2].addr,
-            .nout = last ? sh->nout : 1,
-            .outs = last ? pl->outs : NULL,
-            .outs_w = last ? sh->out_w : NULL,
-            .outs_h = last ? sh->out_h : NULL,
-            .in_packed_rgb8_words = i == 0 && pl->in_fmt == VKIMG_U8 && sh->c[0] == 3,
-            .opaque_alpha = opaque && VKI_HAS_ALPHA(sh->c[i]),
-            .levels = pl->in_fmt == VKIMG_U16 ? 65535u : 255u,
-        };
+        const bool last = i == n - 1;
+        vki_step s = plan_step(pl, i, opaque);
         if (!last && s.out_fmt != VKIMG_F32 && !rec->dry)
             vki_gpu_log(rec->gpu, VKIMG_LOG_DEBUG, "image between %s and %s: %s", op->desc->name,
                         pl->p->ops[i + 1].desc->name, vkimg_fmt_name(s.out_fmt));

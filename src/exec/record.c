@@ -258,6 +258,26 @@ int vki_rec_scratch_init(vki_rec *r, VkDeviceSize size, const void *init, const 
     return 0;
 }
 
+int vki_rec_copy(vki_rec *r, VkDeviceAddress src, VkDeviceAddress dst, VkDeviceSize bytes, const char *what)
+{
+    if (r->dry || !bytes)
+        return 0;
+    VkBuffer sb, db;
+    VkDeviceSize so, dso, sn, dn;
+    if (!vki_buf_find(r->gpu, src, &sb, &so, &sn) || !vki_buf_find(r->gpu, dst, &db, &dso, &dn) || sn < bytes ||
+        dn < bytes || (sb == db && so < dso + bytes && dso < so + bytes))
+        return vki_fail(r->e, VKIMG_E_RUNTIME, "%s: a copy of %llu bytes outside its buffers or onto itself (an "
+                        "internal error)", what, (unsigned long long)bytes);
+    /* after the kernels that wrote or read these bytes (ndispatch > 0) */
+    if (r->ndispatch > 0)
+        vki_cmd_barrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    VkBufferCopy c = { .srcOffset = so, .dstOffset = dso, .size = bytes };
+    vkCmdCopyBuffer(r->cmd, sb, db, 1, &c);
+    r->transfer_pending = true; /* made visible before the next dispatch */
+    return 0;
+}
+
 int vki_rec_const(vki_rec *r, const void *data, size_t size, const char *what, VkDeviceAddress *addr)
 {
     if (r->dry) {

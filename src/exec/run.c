@@ -183,6 +183,11 @@ int vki_run_input(vki_run *r, const void *data, size_t bytes, const char *what, 
     return 0;
 }
 
+bool vki_run_input_in_place(const vki_run *r, int i)
+{
+    return i >= 0 && i < r->nin && r->g->uma && (r->in[i].borrowed || r->in[i].dev.imported);
+}
+
 int vki_run_input_buf(vki_run *r, const vki_buf *src, size_t bytes, const char *what, VkDeviceAddress *addr)
 {
     vki_gpu *g = r->g;

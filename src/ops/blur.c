@@ -469,32 +469,60 @@ static int vec_band_rows(const vki_gpu *g, const vki_step *s, int rad, uint64_t 
     return (int)band;
 }
 
+/* The vec passes' settings (record_vec): their environment overrides read once */
+typedef struct vec_cfg {
+    uint32_t nb, nbv, vw, m;
+    uint64_t irow; /* bytes of an intermediate row */
+    int band;      /* output rows a band (vec_band_rows), 0: one band */
+} vec_cfg;
+
+static vec_cfg vec_plan(const vki_gpu *g, const vki_step *s, int rad)
+{
+    vec_cfg v = { .nb = (uint32_t)vki_env_long("VKIMG_BLUR_VEC_NB", 8, 4, 32) / 4 * 4,
+                  .nbv = (uint32_t)vki_env_long("VKIMG_BLUR_VEC_NBV", 8, 1, 32),
+                  .vw = (uint32_t)vki_env_long("VKIMG_BLUR_VEC_VW", 4, 2, 16) / 2 * 2,
+                  .m = (uint32_t)vki_env_long("VKIMG_BLUR_RING_M", 8, 1, 64) };
+    v.irow = ((uint64_t)s->w + 3) / 4 * 4 * (uint64_t)s->in_c * fmt_bytes(blur_inter_fmt(s));
+    const uint64_t unit = use_ring(g, s, 1) ? (uint64_t)v.m * (2u * (uint64_t)rad + 1u) : v.nbv;
+    v.band = vec_band_rows(g, s, rad, unit, v.irow);
+    return v;
+}
+
+/* In bands of rows: x over a band's rows and the rad rows each side of it into the intermediate, then y
+ * from there into the band's rows of the output. Written over its input (s->out == s->in: blur_in_place),
+ * a band's first input rows are the last band's output by then: its intermediate rows from there on to
+ * the last band's last (2 rad rows) are copied from the end of the intermediate to its start instead,
+ * and the x pass reads the input from the row after them on. */
 static int record_vec(vki_rec *r, const vki_step *s, const blur_push *w, int rad)
 {
-    const uint32_t nb = (uint32_t)vki_env_long("VKIMG_BLUR_VEC_NB", 8, 4, 32) / 4 * 4;
-    const uint32_t nbv = (uint32_t)vki_env_long("VKIMG_BLUR_VEC_NBV", 8, 1, 32);
-    const uint32_t vw = (uint32_t)vki_env_long("VKIMG_BLUR_VEC_VW", 4, 2, 16) / 2 * 2;
-    const uint32_t m = (uint32_t)vki_env_long("VKIMG_BLUR_RING_M", 8, 1, 64);
-    const uint64_t c = (uint64_t)s->in_c, wd = (uint64_t)s->w, ht = (uint64_t)s->h, pitch = (wd + 3) / 4 * 4;
-    const uint64_t irow = pitch * c * fmt_bytes(blur_inter_fmt(s));
-    /* in bands of rows: x over a band's rows and the rad rows each side of it into the intermediate, then
-     * y from there into the band's rows of the output */
-    const uint64_t unit = use_ring(r->gpu, s, 1) ? (uint64_t)m * (2u * (uint64_t)rad + 1u) : nbv;
-    const int band = vec_band_rows(r->gpu, s, rad, unit, irow);
-    const uint64_t th = band ? (uint64_t)band + 2u * (uint64_t)rad : ht;
+    const vec_cfg v = vec_plan(r->gpu, s, rad);
+    const uint64_t c = (uint64_t)s->in_c, wd = (uint64_t)s->w, ht = (uint64_t)s->h;
+    const uint64_t th = v.band ? (uint64_t)v.band + 2u * (uint64_t)rad : ht;
+    const bool over = s->out == s->in;
     VkDeviceAddress tmp;
-    int rc = vki_rec_scratch(r, irow * (th < ht ? th : ht), "blur intermediate", &tmp);
-    for (int y0 = 0; !rc && y0 < s->h; y0 += band ? band : s->h) {
-        const int y1 = band && y0 + band < s->h ? y0 + band : s->h;
+    int rc = vki_rec_scratch(r, v.irow * (th < ht ? th : ht), "blur intermediate", &tmp);
+    int pya = 0, pyb = 0; /* the last band's intermediate rows */
+    for (int y0 = 0; !rc && y0 < s->h; y0 += v.band ? v.band : s->h) {
+        const int y1 = v.band && y0 + v.band < s->h ? y0 + v.band : s->h;
         const int ya = y0 > rad ? y0 - rad : 0, yb = y1 < s->h - rad ? y1 + rad : s->h;
-        vki_step bs = *s;
-        bs.h = yb - ya;
-        bs.in = s->in + (VkDeviceAddress)ya * wd * c * fmt_bytes(s->in_fmt);
-        blur_push pc = *w;
-        pc.h = bs.h;
-        rc = vec_x(r, &bs, &pc, rad, tmp, m, nb);
+        int xa = ya; /* the first row the x pass makes */
+        if (over && y0 > 0) {
+            rc = vki_rec_copy(r, tmp + (VkDeviceAddress)(ya - pya) * v.irow, tmp, (VkDeviceSize)(pyb - ya) * v.irow,
+                              "blur intermediate rows");
+            xa = pyb;
+        }
+        if (!rc && yb > xa) {
+            vki_step bs = *s;
+            bs.h = yb - xa;
+            bs.in = s->in + (VkDeviceAddress)xa * wd * c * fmt_bytes(s->in_fmt);
+            blur_push pc = *w;
+            pc.h = bs.h;
+            rc = vec_x(r, &bs, &pc, rad, tmp + (VkDeviceAddress)(xa - ya) * v.irow, v.m, v.nb);
+        }
         if (!rc)
-            rc = vec_y(r, s, w, rad, tmp, ya, yb, y0, y1, m, nbv, vw);
+            rc = vec_y(r, s, w, rad, tmp, ya, yb, y0, y1, v.m, v.nbv, v.vw);
+        pya = ya;
+        pyb = yb;
     }
     return rc;
 }
@@ -718,6 +746,30 @@ static int record_box(vki_rec *r, const vki_step *s, const blur_push *w)
     return rc;
 }
 
+/* Whether blur may write its output over its input on g (vki_op_desc.in_place): where it takes the vec
+ * passes (CPU devices, 8-bit output) in bands of at least 3 rad rows (the rows record_vec copies within
+ * the intermediate do not overlap) whose x passes start at offsets the texel source takes, the input
+ * and output of one format. VKIMG_BLUR_IN_PLACE=0: never. */
+static bool blur_in_place(const vki_gpu *g, const vki_step *s)
+{
+    const char *ev = getenv("VKIMG_BLUR_IN_PLACE");
+    const int rad = (int)s->args->v[O_RADIUS];
+    if ((ev && *ev == '0') || (s->args->v[O_METHOD] == METHOD_BOX && s->args->v[O_SIGMA] >= BOX_MIN_SIGMA) ||
+        !use_lines(g, rad) || !use_vec(g, s) || s->in_fmt != s->out_fmt || s->in_c != s->out_c || s->out != s->in)
+        return false;
+    const vec_cfg v = vec_plan(g, s, rad);
+    if (!v.band || v.band < 3 * rad)
+        return false;
+    const uint64_t row = (uint64_t)s->w * s->in_c * fmt_bytes(s->in_fmt);
+    const VkDeviceSize align = use_ring(g, s, 0) && g->tex_align > 8 ? g->tex_align : 8;
+    for (uint64_t y0 = (uint64_t)v.band; y0 < (uint64_t)s->h; y0 += (uint64_t)v.band) {
+        const uint64_t xa = y0 + (uint64_t)rad < (uint64_t)s->h ? y0 + (uint64_t)rad : (uint64_t)s->h;
+        if ((s->in + xa * row) % align)
+            return false;
+    }
+    return true;
+}
+
 static int record_blur(vki_rec *r, const vki_step *s)
 {
     const vki_gpu *g = r->gpu;
@@ -798,6 +850,7 @@ const vki_op_desc vki_op_blur = {
     .opts = blur_opts,
     .nopts = (int)(sizeof blur_opts / sizeof blur_opts[0]),
     .check = blur_check,
+    .in_place = blur_in_place,
     .unit_out = true,
     .u16_in = true,
     .opaque_fast = true,

@@ -49,6 +49,7 @@ typedef struct vki_args {
 
 struct vki_rec;  /* exec's recording context (src/exec.h) */
 struct vki_step; /* one op of a planned pipeline (src/exec.h) */
+struct vki_gpu; /* a device (src/gpu/gpu.h) */
 
 typedef struct vki_op_desc {
     const char *name;
@@ -122,6 +123,13 @@ typedef struct vki_op_desc {
     /* Records the op's dispatches (src/exec.h). Returns 0 or a VKIMG_E_* code
      * with the message set through the recording context. */
     int (*record)(struct vki_rec *r, const struct vki_step *s);
+    /* Whether its record writes a right result where s->out == s->in (its output
+     * over its input) on device g. The run does so where the caller lets it
+     * overwrite the input (vkimg_run_opts.consume), the op is the only one
+     * and the device's memory is the host's: the result then takes no memory of
+     * its own, which on a CPU device is memory the first touch of costs (blur).
+     * NULL: never. */
+    bool (*in_place)(const struct vki_gpu *g, const struct vki_step *s);
 } vki_op_desc;
 
 /* Whether op d with options a only moves pixels (vki_op_desc.moves). */

@@ -607,6 +607,110 @@ static void test_host_import(vkimg_ctx *ctx)
     gh_log_tap = NULL;
 }
 
+/* vkimg_run_opts.consume: the result written over the input where the device's memory
+ * is the host's and the op can (blur's vec passes, in bands: record_vec copies a band's
+ * first intermediate rows from the last band's instead of reading input rows it has
+ * overwritten). Every case gives the bytes of the ordinary run; where it went over the
+ * input (read from the log) the result holds the input's memory and the input is
+ * emptied, else the input is as it was. Small bands (VKIMG_BLUR_BAND_BYTES) and short
+ * rings (VKIMG_BLUR_RING_M) make many bands of few rows. */
+static int overs;
+
+static void over_tap(vkimg_log_level lvl, const char *msg)
+{
+    (void)lvl;
+    overs += strstr(msg, "its output over its input") != NULL;
+}
+
+static void test_consume(vkimg_ctx *ctx)
+{
+    /* must: the band settings (bit bi) under which a CPU device writes blur=3 (rad 9) over a device
+     * or page-aligned input (vkimg_image_alloc's, from 2 MiB): rows of whole 64-byte steps (the bands'
+     * starts aligned) and bands of at least 27 rows (u16 intermediates without alpha; f32 ones with) */
+    static const struct { int w, h, c; vkimg_fmt fmt; unsigned must; } sz[] = {
+        { 1, 1, 3, VKIMG_U8, 0 },       { 997, 1, 4, VKIMG_U8, 0 },       { 1, 997, 1, VKIMG_U8, 0 },
+        { 613, 457, 3, VKIMG_U8, 0 },   { 1024, 701, 3, VKIMG_U8, 6 },    { 1040, 613, 4, VKIMG_U8, 4 },
+        { 2048, 1200, 1, VKIMG_U8, 6 },  { 333, 500, 3, VKIMG_U16, 0 },
+    };
+    static const char *const pipes[] = { "blur=3", "blur=sigma=7", "blur=3:method=box", "blur=2,gray" };
+    static const char *const bands[][2] = { { NULL, NULL }, { "65536", "2" }, { "1048576", NULL } };
+    gh_log_tap = over_tap;
+    int n_over = 0, n_cases = 0;
+    for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
+        for (size_t k = 0; k < sizeof pipes / sizeof pipes[0]; k++)
+            for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++)
+                for (int kind = 0; kind < 3; kind++) { /* device image, page-aligned (imported), off the alignment */
+                    if (bi && (k > 1 || kind == 2 || sz[i].h < 300))
+                        continue;
+                    snprintf(cur_case, sizeof cur_case, "%s on %dx%dx%d %s, %s input, bands of %s bytes, ring %s",
+                             pipes[k], sz[i].w, sz[i].h, sz[i].c, vkimg_fmt_name(sz[i].fmt),
+                             kind == 0 ? "device" : kind == 1 ? "aligned host" : "unaligned host",
+                             bands[bi][0] ? bands[bi][0] : "default", bands[bi][1] ? bands[bi][1] : "default");
+                    if (bands[bi][0])
+                        setenv("VKIMG_BLUR_BAND_BYTES", bands[bi][0], 1);
+                    if (bands[bi][1])
+                        setenv("VKIMG_BLUR_RING_M", bands[bi][1], 1);
+                    vkimg_err e;
+                    vkimg_pipeline *p = vkimg_pipeline_parse(pipes[k], &e);
+                    vkimg_image ref_in, in = { 0 }, ref = { 0 }, out = { 0 };
+                    unsigned char *raw = NULL;
+                    int rc = p ? vkimg_image_alloc(&ref_in, sz[i].w, sz[i].h, sz[i].c, sz[i].fmt, &e) : -1;
+                    CHECK(rc == 0, "%s: alloc: %s", cur_case, e.msg);
+                    if (rc) {
+                        vkimg_pipeline_free(p);
+                        continue;
+                    }
+                    const size_t n = vkimg_image_bytes(&ref_in);
+                    fill_random_bytes(&ref_in, (unsigned long long)(i * 31 + k * 7 + bi));
+                    if (kind == 0)
+                        rc = vkimg_image_alloc_device(ctx, &in, sz[i].w, sz[i].h, sz[i].c, sz[i].fmt, &e);
+                    else if (kind == 1)
+                        rc = vkimg_image_alloc(&in, sz[i].w, sz[i].h, sz[i].c, sz[i].fmt, &e);
+                    else {
+                        raw = gh_calloc(n + 64, 1);
+                        in = (vkimg_image){ .w = sz[i].w, .h = sz[i].h, .c = sz[i].c, .fmt = sz[i].fmt, .data = raw + 8 };
+                    }
+                    CHECK(rc == 0, "%s: input: %s", cur_case, e.msg);
+                    if (!rc) {
+                        memcpy(in.data, ref_in.data, n);
+                        vkimg_run_opts ro = { .out_fmt = sz[i].fmt };
+                        rc = vkimg_run(ctx, p, &ref_in, &ro, &ref, &e);
+                        CHECK(rc == 0, "%s: the ordinary run: %s", cur_case, e.msg);
+                        void *data = in.data;
+                        ro.device_output = true;
+                        ro.consume = &in;
+                        overs = 0;
+                        int rc2 = vkimg_run(ctx, p, &in, &ro, &out, &e);
+                        CHECK(rc2 == 0, "%s: consuming: %s", cur_case, e.msg);
+                        CHECK(!rc && !rc2 && same_image(&ref, &out), "%s: not the ordinary run's bytes", cur_case);
+                        if (overs) {
+                            n_over++;
+                            CHECK(out.data == data && !in.data && !in.priv, "%s: over its input, but the result "
+                                  "does not hold the input's memory (or the input was not emptied)", cur_case);
+                        } else {
+                            CHECK(in.data == data && !memcmp(in.data, ref_in.data, n), "%s: not over its input, "
+                                  "but the input changed", cur_case);
+                        }
+                        const bool must = vkimg_ctx_is_cpu(ctx) && kind < 2 && k == 0 && (sz[i].must >> bi & 1);
+                        CHECK(overs == (must ? 1 : overs), "%s: %d runs over the input, want 1", cur_case, overs);
+                        CHECK(k < 2 || !overs, "%s: over its input", cur_case);
+                        n_cases++;
+                    }
+                    vkimg_image_free(&out);
+                    vkimg_image_free(&ref);
+                    if (kind < 2)
+                        vkimg_image_free(&in);
+                    vkimg_image_free(&ref_in);
+                    free(raw);
+                    vkimg_pipeline_free(p);
+                    unsetenv("VKIMG_BLUR_BAND_BYTES");
+                    unsetenv("VKIMG_BLUR_RING_M");
+                }
+    gh_log_tap = NULL;
+    printf("  %d runs consuming their input, %d of them written over it\n", n_cases, n_over);
+    CHECK(!vkimg_ctx_is_cpu(ctx) || n_over > 0, "no run went over its input on a CPU device");
+}
+
 int main(void)
 {
     static const gh_suite suites[] = { { "runs", test_runs },
@@ -615,6 +719,7 @@ int main(void)
                                        { "input-done-trim", test_input_done },
                                        { "compare", test_compare },
                                        { "compare-indexed", test_compare_indexed },
-                                       { "host-import", test_host_import } };
-    return gh_main("test_zero_copy", suites, 7);
+                                       { "host-import", test_host_import },
+                                       { "consume", test_consume } };
+    return gh_main("test_zero_copy", suites, 8);
 }
