@@ -84,6 +84,21 @@ static unsigned png_flags(const vkimg_save_opts *o)
     return (o->png_palette ? VKI_PNG_PALETTE : 0) | VKI_PNG_THREADS(threads);
 }
 
+unsigned char *vki_gray_widen(const vkimg_image *im)
+{
+    const int c = vki_webp_channels(im->c);
+    const size_t np = (size_t)im->w * (size_t)im->h;
+    const unsigned char *src = im->data;
+    unsigned char *wide = vki_malloc_big(np * (size_t)c);
+    for (size_t i = 0; wide && i < np; i++) {
+        unsigned char *d = wide + i * (size_t)c;
+        d[0] = d[1] = d[2] = src[i * (size_t)im->c];
+        if (c == 4)
+            d[3] = src[i * 2 + 1];
+    }
+    return wide;
+}
+
 int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o, vkimg_err *e)
 {
     if (!path || !*path)
@@ -191,15 +206,9 @@ int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o
     switch (k) {
     case VKIMG_FILE_BMP: /* 24-bit (gray expanded) or 32-bit RGBA (gray + alpha expanded: it keeps its alpha) */
         if (im->c == 2) {
-            const size_t np = (size_t)im->w * im->h;
-            unsigned char *rgba = vki_malloc_big(np * 4);
+            unsigned char *rgba = vki_gray_widen(im);
             if (!rgba)
-                return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", path, np * 4);
-            const unsigned char *ga = im->data;
-            for (size_t i = 0; i < np; i++) {
-                rgba[4 * i] = rgba[4 * i + 1] = rgba[4 * i + 2] = ga[2 * i];
-                rgba[4 * i + 3] = ga[2 * i + 1];
-            }
+                return vki_fail(e, VKIMG_E_RUNTIME, "%s: out of memory (%zu bytes)", path, (size_t)im->w * im->h * 4);
             ok = vki_stbiw_write(k, membuf_write, &m, im->w, im->h, 4, rgba);
             free(rgba);
             break;

@@ -231,15 +231,8 @@ int vki_webp_encode(const vkimg_image *im, int quality, bool lossless, int threa
     const unsigned char *src = im->data;
     unsigned char *wide = NULL;
     if (im->c <= 2) {
-        if (!(wide = vki_malloc_big(np * (size_t)c)))
+        if (!(wide = vki_gray_widen(im)))
             return vki_fail(e, VKIMG_E_RUNTIME, "webp: out of memory (%zu bytes)", np * (size_t)c);
-        for (size_t i = 0; i < np; i++) {
-            const unsigned char g = src[i * (size_t)im->c];
-            unsigned char *d = wide + i * (size_t)c;
-            d[0] = d[1] = d[2] = g;
-            if (c == 4)
-                d[3] = src[i * 2 + 1];
-        }
         src = wide;
     }
     WebPPicture pic;

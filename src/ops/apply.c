@@ -287,12 +287,7 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
     if (over)
         vki_gpu_log(g, VKIMG_LOG_DEBUG, "%s: its output over its input", pl.p->ops[0].desc->name);
     for (int k = n_declared; k < n; k++) {
-        if (k == 0 && over) {
-            pl.outs[0] = pl.in;
-            slot[0] = -1;
-            continue;
-        }
-        if (k == 0 && out0_in) {
+        if (k == 0 && (over || out0_in)) {
             pl.outs[0] = pl.in;
             slot[0] = -1;
             continue;
@@ -355,8 +350,15 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
     }
     double t0 = vki_now_ms();
     for (int k = 0; k < n; k++) {
-        if (over) /* the input's memory, which the result takes (below) */
+        if (over) { /* the input's memory: the input, emptied (its caller frees nothing), is the result now */
+            out[0] = *o->consume;
+            out[0].w = s->out_w[0];
+            out[0].h = s->out_h[0];
+            out[0].c = s->c[s->n];
+            out[0].fmt = pl.out_fmt;
+            memset(o->consume, 0, sizeof *o->consume);
             continue;
+        }
         if (o && o->device_output) { /* the result stays where the device wrote it */
             vki_buf b;
             if ((rc = vki_run_take_output(run, slot[k], &b)) ||
@@ -384,15 +386,6 @@ int vkimg_run_n(vkimg_ctx *ctx, const vkimg_pipeline *p, const vkimg_image *in, 
         if ((rc = vki_image_alloc(&out[k], s->out_w[k], s->out_h[k], s->c[s->n], pl.out_fmt, false, e)))
             goto done; /* copied whole below */
         memcpy(out[k].data, slot[k] < 0 ? in->data : vki_run_output_data(run, slot[k]), pl.out_bytes[k]);
-    }
-    if (over) { /* the input, emptied (its caller frees nothing), is the result now */
-        out[0] = *o->consume;
-        out[0].w = s->out_w[0];
-        out[0].h = s->out_h[0];
-        out[0].c = s->c[s->n];
-        out[0].fmt = pl.out_fmt;
-        memset(o->consume, 0, sizeof *o->consume);
-        in = NULL; /* (the same image) */
     }
     double host_readback = vki_now_ms() - t0;
     if (o && o->timing) {

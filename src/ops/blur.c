@@ -463,9 +463,13 @@ static int vec_band_rows(const vki_gpu *g, const vki_step *s, int rad, uint64_t 
     const uint64_t orow = (uint64_t)s->w * s->in_c * fmt_bytes(s->out_fmt);
     /* the sliding pass along x reads texels; h_vec 64-bit words */
     const VkDeviceSize align = use_ring(g, s, 0) && g->tex_align > 8 ? g->tex_align : 8;
-    for (uint64_t y0 = band; y0 < (uint64_t)s->h; y0 += band)
-        if ((s->in + (y0 - (uint64_t)rad) * row) % align || (s->out + y0 * orow) % 8)
+    for (uint64_t y0 = band; y0 < (uint64_t)s->h; y0 += band) {
+        /* over its input (blur_in_place), the x pass starts after the rows the band before made */
+        const uint64_t xa = y0 + (uint64_t)rad < (uint64_t)s->h ? y0 + (uint64_t)rad : (uint64_t)s->h;
+        if ((s->in + (y0 - (uint64_t)rad) * row) % align || (s->out == s->in && (s->in + xa * row) % align) ||
+            (s->out + y0 * orow) % 8)
             return 0;
+    }
     return (int)band;
 }
 
@@ -757,17 +761,8 @@ static bool blur_in_place(const vki_gpu *g, const vki_step *s)
     if ((ev && *ev == '0') || (s->args->v[O_METHOD] == METHOD_BOX && s->args->v[O_SIGMA] >= BOX_MIN_SIGMA) ||
         !use_lines(g, rad) || !use_vec(g, s) || s->in_fmt != s->out_fmt || s->in_c != s->out_c || s->out != s->in)
         return false;
-    const vec_cfg v = vec_plan(g, s, rad);
-    if (!v.band || v.band < 3 * rad)
-        return false;
-    const uint64_t row = (uint64_t)s->w * s->in_c * fmt_bytes(s->in_fmt);
-    const VkDeviceSize align = use_ring(g, s, 0) && g->tex_align > 8 ? g->tex_align : 8;
-    for (uint64_t y0 = (uint64_t)v.band; y0 < (uint64_t)s->h; y0 += (uint64_t)v.band) {
-        const uint64_t xa = y0 + (uint64_t)rad < (uint64_t)s->h ? y0 + (uint64_t)rad : (uint64_t)s->h;
-        if ((s->in + xa * row) % align)
-            return false;
-    }
-    return true;
+    const vec_cfg v = vec_plan(g, s, rad); /* (its bands' starts checked for s->out == s->in) */
+    return v.band && v.band >= 3 * rad;
 }
 
 static int record_blur(vki_rec *r, const vki_step *s)

@@ -331,6 +331,14 @@ static int decode_file(const char *path, const char *name, vkimg_image *im, vkim
     return rc;
 }
 
+/* A TIFF file's 16 and 32-bit values (le: little-endian) */
+static unsigned xrd16(const unsigned char *p, int le) { return le ? p[0] | p[1] << 8 : p[0] << 8 | p[1]; }
+static uint32_t xrd32(const unsigned char *p, int le)
+{
+    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* Renames IFD0's StripOffsets and StripByteCounts to TileOffsets and TileByteCounts
  * and the other way round, as in libtiff's tiled quad-tile.tif and cramps-tile.tif,
  * which give their tiles' offsets as StripOffsets (libtiff reads both tags into one
@@ -341,16 +349,15 @@ static int retag_chunks(const char *path)
     unsigned char *b = read_all(path, &n);
     int rc = -1;
     if (b && n >= 16) {
-        const int le = b[0] == 'I', big = b[le ? 2 : 3] == 43; /* BigTIFF: 8-byte offsets and counts, 20-byte entries */
-        uint64_t off = 0;
-        for (int k = big ? 7 : 3; k >= 0; k--) /* the first IFD's offset, at 4 (8 in BigTIFF) */
-            off = off << 8 | b[(big ? 8 : 4) + (le ? k : (big ? 7 : 3) - k)];
+        const int le = b[0] == 'I', big = xrd16(b + 2, le) == 43; /* BigTIFF: 8-byte offsets and counts */
+        /* the first IFD's offset, at 4 (a 64-bit one at 8 in BigTIFF: its low half, as these files are small) */
+        const uint64_t off = big ? xrd32(b + (le ? 8 : 12), le) : xrd32(b + 4, le);
         const size_t hd = big ? 8 : 2, es = big ? 20 : 12; /* the entry count's bytes, an entry's */
-        const unsigned cnt = off + hd <= n ? (le ? b[off] | b[off + 1] << 8 : b[off + hd - 2] << 8 | b[off + hd - 1]) : 0;
+        const unsigned cnt = off + hd <= n ? xrd16(b + off + (le ? 0 : hd - 2), le) : 0;
         int swapped = 0;
         for (unsigned i = 0; i < cnt && off + hd + es * (i + 1) <= n; i++) {
             unsigned char *en = b + off + hd + es * i;
-            const unsigned tag = le ? en[0] | en[1] << 8 : en[0] << 8 | en[1];
+            const unsigned tag = xrd16(en, le);
             const unsigned to = tag == 273 ? 324 : tag == 324 ? 273 : tag == 279 ? 325 : tag == 325 ? 279 : 0;
             if (to) {
                 en[le ? 0 : 1] = (unsigned char)(to & 255);
@@ -1334,12 +1341,6 @@ typedef struct xent {
     size_t n;
 } xent;
 
-static unsigned xrd16(const unsigned char *p, int le) { return le ? p[0] | p[1] << 8 : p[0] << 8 | p[1]; }
-static uint32_t xrd32(const unsigned char *p, int le)
-{
-    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
-              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* The entries of the IFD at off (at most max; -1 where it or a value lies outside b):
  * this test's own walk of the TIFF structure, not meta.c's. */
