@@ -357,7 +357,7 @@ int vki_webp_encode(const vkimg_image *im, int quality, bool lossless, int threa
                     size_t *outlen, vkimg_err *e);
 /* The channels a WebP of a c-channel image holds: gray as RGB, gray + alpha as RGBA. */
 static inline int vki_webp_channels(int c) { return c <= 2 ? c + 2 : c; }
-/* An 8-bit gray (1 channel) or gray + alpha (2) image widened for writers that hold
+/* (webp.c) An 8-bit gray (1 channel) or gray + alpha (2) image widened for writers that hold
  * colour only (WebP, BMP): RGB, or RGBA with the alpha kept; vki_webp_channels(c)
  * samples a pixel, in memory from vki_malloc_big (free()), or NULL. */
 unsigned char *vki_gray_widen(const vkimg_image *im);

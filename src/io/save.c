@@ -84,21 +84,6 @@ static unsigned png_flags(const vkimg_save_opts *o)
     return (o->png_palette ? VKI_PNG_PALETTE : 0) | VKI_PNG_THREADS(threads);
 }
 
-unsigned char *vki_gray_widen(const vkimg_image *im)
-{
-    const int c = vki_webp_channels(im->c);
-    const size_t np = (size_t)im->w * (size_t)im->h;
-    const unsigned char *src = im->data;
-    unsigned char *wide = vki_malloc_big(np * (size_t)c);
-    for (size_t i = 0; wide && i < np; i++) {
-        unsigned char *d = wide + i * (size_t)c;
-        d[0] = d[1] = d[2] = src[i * (size_t)im->c];
-        if (c == 4)
-            d[3] = src[i * 2 + 1];
-    }
-    return wide;
-}
-
 int vkimg_save(const char *path, const vkimg_image *im, const vkimg_save_opts *o, vkimg_err *e)
 {
     if (!path || !*path)

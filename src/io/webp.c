@@ -198,6 +198,21 @@ static const char *enc_error(WebPEncodingError err)
     }
 }
 
+unsigned char *vki_gray_widen(const vkimg_image *im)
+{
+    const int c = vki_webp_channels(im->c);
+    const size_t np = (size_t)im->w * (size_t)im->h;
+    const unsigned char *src = im->data;
+    unsigned char *wide = vki_malloc_big(np * (size_t)c);
+    for (size_t i = 0; wide && i < np; i++) {
+        unsigned char *d = wide + i * (size_t)c;
+        d[0] = d[1] = d[2] = src[i * (size_t)im->c];
+        if (c == 4)
+            d[3] = src[i * 2 + 1];
+    }
+    return wide;
+}
+
 int vki_webp_encode(const vkimg_image *im, int quality, bool lossless, int threads, unsigned char **out,
                     size_t *outlen, vkimg_err *e)
 {
