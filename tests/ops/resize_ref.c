@@ -139,11 +139,13 @@ void ref_axis_free(ref_axis *a)
     memset(a, 0, sizeof *a);
 }
 
+/* README, Fast path: k = min(floor(s / 2), 128) where s >= 4 (never for nearest). */
 int ref_preshrink_factor(int n_in, int n_out, ref_filter f)
 {
     if (f == RF_NEAREST || (int64_t)n_in < 4 * (int64_t)n_out)
         return 1;
-    return (int)((int64_t)n_in / (2 * (int64_t)n_out));
+    const int64_t k = (int64_t)n_in / (2 * (int64_t)n_out);
+    return k < 128 ? (int)k : 128;
 }
 
 /* ---------------------------------------------------------------- 2D */
@@ -703,7 +705,8 @@ int ref_resize_self_check(void)
     {
         static const int fk[][4] = { { 8, 2, RF_BOX, 2 },   { 7, 2, RF_BOX, 1 },      { 9, 2, RF_LANCZOS3, 2 },
                                      { 100, 1, RF_MITCHELL, 50 }, { 16, 4, RF_CATROM, 2 }, { 100, 10, RF_BOX, 5 },
-                                     { 100, 1, RF_NEAREST, 1 }, { 3, 7, RF_BOX, 1 } };
+                                     { 100, 1, RF_NEAREST, 1 }, { 3, 7, RF_BOX, 1 },     { 1000, 1, RF_MITCHELL, 128 },
+                                     { 257, 1, RF_BOX, 128 } };
         for (size_t k = 0; k < sizeof fk / sizeof fk[0]; k++) {
             snprintf(m, sizeof m, "preshrink factor %d -> %d %s", fk[k][0], fk[k][1], ref_filter_names[fk[k][2]]);
             ref_expect(m, ref_preshrink_factor(fk[k][0], fk[k][1], (ref_filter)fk[k][2]), fk[k][3], 0);
