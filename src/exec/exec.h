@@ -31,6 +31,7 @@ typedef struct vki_rec {
      * destroyed with the scratch buffers */
     VkDeviceAddress tex_src;
     bool tex_used;
+    uint32_t tex_bytes; /* a texel's bytes: 8 (R32G32_UINT) or 16 (R32G32B32A32_UINT) */
     VkBufferView *views;
     int nviews, cap_views;
 } vki_rec;
@@ -68,6 +69,8 @@ int vki_rec_dispatch_1d(vki_rec *r, const char *name, const uint32_t *spv, size_
  * (TEXEL 0; also with VKIMG_TEXEL_SRC=0, for tests). In a dry recording:
  * whether the device reads texel buffers. */
 bool vki_rec_texel_src(vki_rec *r, VkDeviceAddress a);
+/* The same with texels of `bytes` bytes (8 or 16: R32G32B32A32_UINT, 128-bit words). */
+bool vki_rec_texel_src_n(vki_rec *r, VkDeviceAddress a, uint32_t bytes);
 /* Device-local scratch memory that lives until the run ends. */
 int vki_rec_scratch(vki_rec *r, VkDeviceSize size, const char *what, VkDeviceAddress *addr);
 /* Like vki_rec_scratch, initialized on the device before the next dispatch:

@@ -67,7 +67,7 @@ int vki_rec_dispatch_runs(vki_rec *r, const vki_step *s, uint32_t runs, uint32_t
                                (chunks + per_group - 1) / per_group);
 }
 
-bool vki_rec_texel_src(vki_rec *r, VkDeviceAddress a)
+bool vki_rec_texel_src_n(vki_rec *r, VkDeviceAddress a, uint32_t texel)
 {
     const vki_gpu *g = r->gpu;
     const char *ev = getenv("VKIMG_TEXEL_SRC");
@@ -75,13 +75,22 @@ bool vki_rec_texel_src(vki_rec *r, VkDeviceAddress a)
     VkBuffer buf;
     VkDeviceSize off, bytes;
     r->tex_src = a;
+    r->tex_bytes = texel;
+    /* the view holds all the bytes from a (maxTexelBufferElements: lavapipe's 2^27 texels are 1 GiB of
+     * 8-byte ones, less than a 268-megapixel 16-bit RGBA image), else the kernel reads through the address */
     r->tex_used = allowed && (r->dry || (vki_buf_find(r->gpu, a, &buf, &off, &bytes) && off % g->tex_align == 0 &&
-                                         bytes >= 8));
+                                         off % texel == 0 && bytes >= texel && bytes / texel <= g->tex_max));
     return r->tex_used;
 }
 
+bool vki_rec_texel_src(vki_rec *r, VkDeviceAddress a)
+{
+    return vki_rec_texel_src_n(r, a, 8);
+}
+
 /* Pushes the descriptor of texel source src (vki_rec_texel_src) for kernel k. */
-static int push_texel_src(vki_rec *r, const vki_kernel *k, const char *name, VkDeviceAddress src, bool used)
+static int push_texel_src(vki_rec *r, const vki_kernel *k, const char *name, VkDeviceAddress src, bool used,
+                          uint32_t texel)
 {
     vki_gpu *g = r->gpu;
     vkimg_err *e = r->e;
@@ -93,7 +102,7 @@ static int push_texel_src(vki_rec *r, const vki_kernel *k, const char *name, VkD
         bytes += off;
         off = 0;
     }
-    VkDeviceSize range = bytes / 8 * 8, max = (VkDeviceSize)g->tex_max * 8;
+    VkDeviceSize range = bytes / texel * texel, max = (VkDeviceSize)g->tex_max * texel;
     if (range > max)
         range = max;
     if (r->nviews == r->cap_views) {
@@ -106,7 +115,7 @@ static int push_texel_src(vki_rec *r, const vki_kernel *k, const char *name, VkD
     }
     VkBufferViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
                                    .buffer = buf,
-                                   .format = VK_FORMAT_R32G32_UINT,
+                                   .format = texel == 16 ? VK_FORMAT_R32G32B32A32_UINT : VK_FORMAT_R32G32_UINT,
                                    .offset = off,
                                    .range = range };
     VkBufferView view;
@@ -114,7 +123,7 @@ static int push_texel_src(vki_rec *r, const vki_kernel *k, const char *name, VkD
     r->views[r->nviews++] = view;
     if (used)
         vki_gpu_log(g, VKIMG_LOG_DEBUG, "%s reads its input as texels (%llu words from offset %llu)", name,
-                    (unsigned long long)(range / 8), (unsigned long long)off);
+                    (unsigned long long)(range / texel), (unsigned long long)off);
     else
         vki_gpu_log(g, VKIMG_LOG_DEBUG, "%s reads its input through its address", name);
     VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -161,8 +170,10 @@ int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t s
                             name, g[i], i, i, l->max_wg_count[i]);
     const VkDeviceAddress tex = r->tex_src; /* for this dispatch only */
     const bool tex_used = r->tex_used;
+    const uint32_t tex_bytes = r->tex_bytes ? r->tex_bytes : 8;
     r->tex_src = 0;
     r->tex_used = false;
+    r->tex_bytes = 8;
     if (!gx || !gy || !gz)
         return 0;
     if (r->dry)
@@ -191,7 +202,7 @@ int vki_rec_dispatch(vki_rec *r, const char *name, const uint32_t *spv, size_t s
     vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipe);
     if (push_size)
         vkCmdPushConstants(r->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
-    if (k->texel && (rc = push_texel_src(r, k, name, tex, tex_used)))
+    if (k->texel && (rc = push_texel_src(r, k, name, tex, tex_used, tex_bytes)))
         return rc;
     vkCmdDispatch(r->cmd, gx, gy, gz);
     r->ndispatch++;
