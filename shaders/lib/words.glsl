@@ -23,19 +23,27 @@ layout(buffer_reference, std430, buffer_reference_align = 8) writeonly buffer S8
 #extension GL_EXT_samplerless_texture_functions : require
 layout(set = 0, binding = 0) uniform utextureBuffer src_words;
 #define SRC_WORD(BUF, I) (TEXEL != 0 ? texelFetch(src_words, int(I)).xy : unpackUint2x32(L8Buf(BUF).v[I]))
+// 128-bit word I (where the host made the texels R32G32B32A32_UINT: exec.h vki_rec_texel_src_n)
+#define SRC_WORD4(BUF, I) (TEXEL != 0 ? texelFetch(src_words, int(I)) : L8_WORD4(BUF, I))
 #else
 #define SRC_WORD(BUF, I) unpackUint2x32(L8Buf(BUF).v[I])
+#define SRC_WORD4(BUF, I) L8_WORD4(BUF, I)
 #endif
+#define L8_WORD4(BUF, I) uvec4(unpackUint2x32(L8Buf(BUF).v[2u * (I)]), unpackUint2x32(L8Buf(BUF).v[2u * (I) + 1u]))
 
 // uint B[NW] = bytes A .. A + 4 NW - 1 of the buffer at BUF (A any alignment),
 // read as 64-bit words no further than word LAST (the one of the buffer's last
 // byte) and moved into place with selects and shifts.
-#define LOAD_WINDOW(BUF, A, LAST, NW, B)                                                      \
+#define LOAD_WINDOW(BUF, A, LAST, NW, B) LOAD_WINDOW_BY(L8_WORD, BUF, A, LAST, NW, B)
+// The same from the pass input at BUF, through the texel source where there is one (SRC_WORD).
+#define LOAD_WINDOW_SRC(BUF, A, LAST, NW, B) LOAD_WINDOW_BY(SRC_WORD, BUF, A, LAST, NW, B)
+#define L8_WORD(BUF, I) unpackUint2x32(L8Buf(BUF).v[I])
+#define LOAD_WINDOW_BY(WORD, BUF, A, LAST, NW, B)                                             \
     {                                                                                         \
         const uint a_ = (A), bs_ = (a_ & 3u) * 8u;                                            \
         uint w_[2 * ((NW + 3) / 2)];                                                          \
         [[unroll]] for (int v_ = 0; v_ < (NW + 3) / 2; v_++) {                                \
-            const uvec2 x_ = unpackUint2x32(L8Buf(BUF).v[min((a_ >> 3) + uint(v_), (LAST))]); \
+            const uvec2 x_ = WORD(BUF, min((a_ >> 3) + uint(v_), (LAST)));                   \
             w_[2 * v_] = x_.x;                                                                \
             w_[2 * v_ + 1] = x_.y;                                                            \
         }                                                                                     \

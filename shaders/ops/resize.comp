@@ -24,7 +24,8 @@
 //         (each input pixel read once, coalesced), then each output from there.
 //         With KX = KY = 1 it is pass 1 through shared memory. Pass 2 follows.
 // PASS 5  pass 1 for CPU devices (8-bit input, no pre-shrink), PASS 6 pass 2
-//         after it: below, at h_cpu and v_cpu.
+//         after it, PASS 8 pass 6 four output rows at a time: below, at h_cpu,
+//         v_cpu and v_slide (resize_vec.spv).
 // TMP16   the intermediate of passes 1/4 -> 2 in 16 bits instead of f32 (8-bit
 //         outputs): fixed point, v * 2^14 rounded, in [-2, 2) (the filters' lobes
 //         overshoot [0, 1] by less than half), so within 1/128 of an 8-bit step.
@@ -37,6 +38,7 @@
 // vkimg-variant: strip RESIZE_STRIP
 // vkimg-variant: strip_dp4 RESIZE_STRIP_DP4
 // vkimg-variant: lines RESIZE_LINES cpu
+// vkimg-variant: vec RESIZE_VEC cpu
 // (resize_strip_dp4.spv: the strip pass with the block sums of RGB's 6-byte
 // blocks as packed 4 x 8-bit dot products, a module of its own: it declares
 // SPV_KHR_integer_dot_product, which only devices with the feature may load)
@@ -52,6 +54,12 @@
 #ifndef RESIZE_LINES
 #define RESIZE_LINES 0
 #endif
+// resize_vec.spv: passes 5, 6 and 8 alone (CPU devices), their input read
+// through the texel source (words.glsl SRC_WORD)
+#ifndef RESIZE_VEC
+#define RESIZE_VEC 0
+#endif
+#define TEXEL_SRC RESIZE_VEC
 #include "common.glsl"
 #include "words.glsl"
 
@@ -93,6 +101,7 @@ layout(constant_id = 14) const int TH = 16;
 layout(constant_id = 15) const int SROWS = 1; // PASS 3: input rows a tile reaches (shared rows);
                                               // PASS 4: pre-shrunk pixels a tile's taps reach
 layout(constant_id = 16) const int TMP16 = 0; // passes 1, 4 write and pass 2 reads the intermediate in 16 bits
+layout(constant_id = 47) const int TEXEL = 0; // passes 5, 6, 8: the input through the texel source
 
 layout(push_constant) uniform Push {
     uvec2 src, dst, wts, starts;
@@ -166,6 +175,7 @@ void store_tmp(uvec2 a, uint i, vec4 v)
         I16Buf(a).v[b + uint(c)] = int16_t(clamp(int(round(v[c] * TMP16_SCALE)), -32768, 32767));
 }
 
+#if !RESIZE_VEC
 // PASS 4: outputs x0 .. x0 + TW - 1 of pre-shrunk row y (the mean of the KX x KY
 // block, a partial block at the right/bottom edge the mean of what is there, as
 // pass 0), horizontally filtered from shared memory.
@@ -256,6 +266,9 @@ void fused()
     }
 }
 
+#endif // !RESIZE_VEC
+
+#if RESIZE_VEC
 // PASS 5 and 6: the CPU devices' shapes of passes 1 and 2 for 8-bit input
 // (lavapipe makes every buffer access a loop over the SIMD lanes, one for each
 // component of a vector: these make few accesses of 64-bit components, and
@@ -309,7 +322,7 @@ void h_cpu()
             const uint a = (row + uint(j0)) * uint(IN_C);
             vec4 s = vec4(0.0);
             uint b[HWD];
-            LOAD_WINDOW(pc.src, a, last, HWD, b)
+            LOAD_WINDOW_SRC(pc.src, a, last, HWD, b)
             [[unroll]] for (int t = 0; t < T; t++) {
                 vec4 p = vec4(0.0);
                 [[unroll]] for (int c = 0; c < IN_C; c++)
@@ -338,41 +351,9 @@ void h_cpu()
     }
 }
 
-// PASS 6: outputs x0 .. x0 + VNB - 1 of output row y from the intermediate:
-// every tap a row's VNB pixels as 64-bit words (2 IN_C of them 16-bit, 4 IN_C
-// f32), the weights the same for the invocations of a row. A row's last
-// run of the intermediate holds its last VNB outputs (out_w >= VNB: the host
-// checks), some of them also the run before's: no partial runs (lavapipe
-// would run their code in every invocation, masked).
-void v_cpu()
+// Output row y's pixels x0 .. x0 + VNB - 1 from their sums acc (pass 6 and 8).
+void v_store(uint y, uint x0, float acc[VNB * 4])
 {
-    const uint id = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex, nbx = pc.pitch / uint(VNB);
-    const uint k0 = (id % nbx) * uint(VNB), x0 = min(k0, pc.out_w - uint(VNB)), y = id / nbx;
-    if (y >= pc.out_h)
-        return;
-    const int NV = TMP16 != 0 ? IN_C : 2 * IN_C, PER = TMP16 != 0 ? 8 : 4; // vectors a tap, values a vector
-    const int j0 = IntBuf(pc.starts).v[y];
-    const uint rowv = pc.pitch * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u, xv = k0 * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u;
-    float acc[VNB * IN_C];
-    [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
-        acc[i] = 0.0;
-    for (int t4 = 0; t4 < TP / 4; t4++) {
-        const uint wi = (y * uint(TP / 4) + uint(t4)) * 2u;
-        const vec4 wq = uintBitsToFloat(uvec4(unpackUint2x32(L8Buf(pc.wts).v[wi]), unpackUint2x32(L8Buf(pc.wts).v[wi + 1u])));
-        [[unroll]] for (int k = 0; k < 4; k++) {
-            const uint base = uint(clamp(j0 + 4 * t4 + k, 0, int(pc.in_h) - 1)) * rowv + xv;
-            [[unroll]] for (int v = 0; v < NV; v++) {
-                const uvec2 x0 = unpackUint2x32(L8Buf(pc.src).v[2u * (base + uint(v))]);
-                const uvec2 x1 = unpackUint2x32(L8Buf(pc.src).v[2u * (base + uint(v)) + 1u]);
-                const uvec4 x = uvec4(x0, x1);
-                [[unroll]] for (int e = 0; e < PER; e++) {
-                    const float f = TMP16 != 0 ? float(bitfieldExtract(int(x[e / 2]), 16 * (e % 2), 16))
-                                               : uintBitsToFloat(x[e]);
-                    acc[v * PER + e] += wq[k] * f;
-                }
-            }
-        }
-    }
     const float scale = TMP16 != 0 ? 1.0 / TMP16_SCALE : 1.0;
     vec4 px[VNB];
     [[unroll]] for (int i = 0; i < VNB; i++) {
@@ -397,16 +378,96 @@ void v_cpu()
     }
 }
 
+// PASS 6: outputs x0 .. x0 + VNB - 1 of output row y from the intermediate:
+// every tap a row's VNB pixels as 64-bit words (2 IN_C of them 16-bit, 4 IN_C
+// f32), the weights the same for the invocations of a row. A row's last
+// run of the intermediate holds its last VNB outputs (out_w >= VNB: the host
+// checks), some of them also the run before's: no partial runs (lavapipe
+// would run their code in every invocation, masked).
+void v_cpu()
+{
+    const uint id = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex, nbx = pc.pitch / uint(VNB);
+    const uint k0 = (id % nbx) * uint(VNB), x0 = min(k0, pc.out_w - uint(VNB)), y = id / nbx;
+    if (y >= pc.out_h)
+        return;
+    const int NV = TMP16 != 0 ? IN_C : 2 * IN_C, PER = TMP16 != 0 ? 8 : 4; // vectors a tap, values a vector
+    const int j0 = IntBuf(pc.starts).v[y];
+    const uint rowv = pc.pitch * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u, xv = k0 * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u;
+    float acc[VNB * 4]; // (the first VNB * IN_C: v_store's argument)
+    [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
+        acc[i] = 0.0;
+    for (int t2 = 0; t2 < (T + 1) / 2; t2++) { // taps in pairs (the last one's second weight 0 where T is odd)
+        const vec2 wq = uintBitsToFloat(unpackUint2x32(L8Buf(pc.wts).v[y * uint(TP / 2) + uint(t2)]));
+        [[unroll]] for (int k = 0; k < 2; k++) {
+            const uint base = uint(clamp(j0 + 2 * t2 + k, 0, int(pc.in_h) - 1)) * rowv + xv;
+            [[unroll]] for (int v = 0; v < NV; v++) {
+                const uvec4 x = SRC_WORD4(pc.src, base + uint(v));
+                [[unroll]] for (int e = 0; e < PER; e++) {
+                    const float f = TMP16 != 0 ? float(bitfieldExtract(int(x[e / 2]), 16 * (e % 2), 16))
+                                               : uintBitsToFloat(x[e]);
+                    acc[v * PER + e] += wq[k] * f;
+                }
+            }
+        }
+    }
+    v_store(y, x0, acc);
+}
+
+// PASS 8 (resize-v-slide): pass 6 for VM output rows an invocation, y0 ..
+// y0 + VM - 1 (a column's last block: its last VM rows), every row of the
+// intermediate their taps reach read once: pc.kx rows from the block's first
+// tap (pc.starts), and for each the VM rows' weights (the block's dense table,
+// 0 where a row is not one of an output's taps: a 16-byte word of the
+// intermediate's buffer from word pc.ky on). The same sums in the same order as
+// pass 6 (a row past an output's taps adds 0).
+layout(constant_id = 48) const int VM = 4; // (4: the weights of a row are one 16-byte word)
+void v_slide()
+{
+    const uint id = group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationIndex, nbx = pc.pitch / uint(VNB);
+    const uint k0 = (id % nbx) * uint(VNB), x0 = min(k0, pc.out_w - uint(VNB)), b = id / nbx;
+    if (b >= (pc.out_h + uint(VM) - 1u) / uint(VM))
+        return;
+    const uint y0 = min(b * uint(VM), pc.out_h - uint(VM)), ru = pc.kx;
+    const int j0 = IntBuf(pc.starts).v[b]; // the block's first tap row
+    const int NV = TMP16 != 0 ? IN_C : 2 * IN_C, PER = TMP16 != 0 ? 8 : 4; // vectors a row, values a vector
+    const uint rowv = pc.pitch * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u, xv = k0 * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u;
+    float acc[VM][VNB * IN_C];
+    [[unroll]] for (int m = 0; m < VM; m++)
+        [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
+            acc[m][i] = 0.0;
+    for (uint r = 0u; r < ru; r++) {
+        const uint base = uint(clamp(j0 + int(r), 0, int(pc.in_h) - 1)) * rowv + xv;
+        float f[VNB * IN_C];
+        [[unroll]] for (int v = 0; v < NV; v++) {
+            const uvec4 x = SRC_WORD4(pc.src, base + uint(v));
+            [[unroll]] for (int e = 0; e < PER; e++)
+                f[v * PER + e] = TMP16 != 0 ? float(bitfieldExtract(int(x[e / 2]), 16 * (e % 2), 16)) : uintBitsToFloat(x[e]);
+        }
+        const vec4 w = uintBitsToFloat(SRC_WORD4(pc.src, pc.ky + b * ru + r));
+        [[unroll]] for (int m = 0; m < VM; m++)
+            [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
+                acc[m][i] += w[m] * f[i];
+    }
+    [[unroll]] for (int m = 0; m < VM; m++) {
+        float a[VNB * 4]; // (an array sized by IN_C, a specialization constant, as an argument is a copy spirv-val refuses)
+        [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
+            a[i] = acc[m][i];
+        v_store(y0 + uint(m), x0, a);
+    }
+}
+
+#endif // RESIZE_VEC
+
 void main()
 {
-    if (PASS == 5) {
+#if RESIZE_VEC
+    if (PASS == 5)
         h_cpu();
-        return;
-    }
-    if (PASS == 6) {
+    else if (PASS == 6)
         v_cpu();
-        return;
-    }
+    else if (PASS == 8)
+        v_slide();
+#else
     if (PASS == 3) {
         fused();
         return;
@@ -453,6 +514,7 @@ void main()
             s += k * load_tmp(pc.src, uint(clamp(j0 + t, 0, last)) * pc.out_w + x);
     }
     store_px(pc.dst, y * pc.out_w + x, finish(s));
+#endif
 }
 #endif // !RESIZE_STRIP && !RESIZE_LINES
 

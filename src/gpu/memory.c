@@ -271,8 +271,8 @@ static int buf_create(vki_gpu *g, VkDeviceSize size, vki_mem kind, bool shared, 
         avoid = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
         address = true;
         break;
-    case VKI_MEM_CONST:
-        usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    case VKI_MEM_CONST: /* (a copy's source too: resize's pass 8 weights go beside its intermediate) */
+        usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
         need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         address = true;
         break;

@@ -10,6 +10,7 @@
 #include "spv/resize_strip.spv.h"
 #include "spv/resize_strip_dp4.spv.h"
 #include "spv/resize_lines.spv.h"
+#include "spv/resize_vec.spv.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -387,33 +388,98 @@ static int vec_upload(vki_rec *r, const axis_tab *t, int n, int n_in, bool h, Vk
     return rc;
 }
 
+/* Pass 8 makes VSLIDE_M output rows an invocation (a column's last block its
+ * last VSLIDE_M), reading the rows their taps reach once: *ru rows from each
+ * block's first tap (the most any block needs), with a dense table of
+ * weights, VSLIDE_M a row (0 where the row is not one of that output's taps;
+ * 16 bytes a row: one texel of the intermediate's texel source, whose buffer
+ * it follows). Nothing in it depends on the factor but the table, so a batch
+ * of photos of many sizes creates one pipeline. Where blocks need fewer rows
+ * than their outputs' taps together, and VKIMG_RESIZE_SLIDE is not 0 (*ru 0:
+ * pass 6). */
+#define VSLIDE_M 4
+static bool slide_off(void)
+{
+    const char *ev = getenv("VKIMG_RESIZE_SLIDE");
+    return ev && *ev == '0';
+}
+
+static int vslide_upload(vki_rec *r, const axis_tab *ay, int *ru, VkDeviceAddress *wts, VkDeviceAddress *starts)
+{
+    const int n = ay->n_out, blocks = (n + VSLIDE_M - 1) / VSLIDE_M, T = ay->T;
+    *ru = 0;
+    if (slide_off() || n < VSLIDE_M)
+        return 0;
+    for (int b = 0; b < blocks; b++) {
+        const int y0 = b * VSLIDE_M < n - VSLIDE_M ? b * VSLIDE_M : n - VSLIDE_M;
+        for (int m = 1; m < VSLIDE_M; m++)
+            if (ay->st[y0 + m] < ay->st[y0 + m - 1])
+                return 0;
+        const int need = ay->st[y0 + VSLIDE_M - 1] + T - ay->st[y0];
+        *ru = need > *ru ? need : *ru;
+    }
+    if (*ru >= VSLIDE_M * T) {
+        *ru = 0;
+        return 0;
+    }
+    float *w = calloc((size_t)blocks * (size_t)*ru * VSLIDE_M, sizeof *w);
+    int32_t *st = malloc((size_t)blocks * sizeof *st);
+    int rc = 0;
+    if (!w || !st)
+        rc = vki_fail(r->e, VKIMG_E_RUNTIME, "resize: out of memory for the weights (%d rows x %d)", *ru, blocks);
+    for (int b = 0; !rc && b < blocks; b++) {
+        const int y0 = b * VSLIDE_M < n - VSLIDE_M ? b * VSLIDE_M : n - VSLIDE_M;
+        st[b] = ay->st[y0];
+        for (int m = 0; m < VSLIDE_M; m++)
+            for (int t = 0; t < T; t++)
+                w[((size_t)b * (size_t)*ru + (size_t)(ay->st[y0 + m] - st[b] + t)) * VSLIDE_M + (size_t)m] =
+                    ay->w[(size_t)(y0 + m) * (size_t)T + (size_t)t];
+    }
+    rc = rc ? rc : vki_rec_const(r, w, (size_t)blocks * (size_t)*ru * VSLIDE_M * sizeof *w, "resize weights", wts);
+    rc = rc ? rc : vki_rec_const(r, st, (size_t)blocks * sizeof *st, "resize positions", starts);
+    free(w);
+    free(st);
+    return rc;
+}
+
 static int record_vec(vki_rec *r, const vki_step *s, const vki_resample *rs, const axis_tab *ax, const axis_tab *ay,
                       bool tmp16)
 {
     const int c = s->in_c, ow = s->out_w, oh = s->out_h, pitch = (ow + 7) / 8 * 8;
-    VkDeviceAddress tmp, wx, sx, wy, sy;
+    VkDeviceAddress tmp, wx, sx, wy = 0, sy = 0, wd = 0, sd = 0;
+    int ru = 0; /* pass 8's rows a block (0: pass 6) */
     int rc = vec_upload(r, ax, pitch, s->w, true, &wx, &sx);
-    rc = rc ? rc : vec_upload(r, ay, oh, s->h, false, &wy, &sy);
-    rc = rc ? rc : vki_rec_scratch(r, (VkDeviceSize)pitch * (VkDeviceSize)s->h * (VkDeviceSize)c * (tmp16 ? 2 : 4),
-                                   "resize intermediate", &tmp);
+    rc = rc ? rc : vslide_upload(r, ay, &ru, &wd, &sd);
+    rc = rc || ru ? rc : vec_upload(r, ay, oh, s->h, false, &wy, &sy);
+    /* pass 8's weights after the intermediate, in its buffer: read through the same texel source */
+    const VkDeviceSize tmp_bytes = (VkDeviceSize)pitch * (VkDeviceSize)s->h * (VkDeviceSize)c * (tmp16 ? 2 : 4),
+                       wd_bytes = ru ? (VkDeviceSize)((oh + VSLIDE_M - 1) / VSLIDE_M) * (VkDeviceSize)ru * VSLIDE_M * 4 : 0;
+    rc = rc ? rc : vki_rec_scratch(r, tmp_bytes + wd_bytes, "resize intermediate", &tmp);
+    rc = rc ? rc : vki_rec_copy(r, wd, tmp + tmp_bytes, wd_bytes, "resize weights");
     if (rc)
         return rc;
-    for (int p = 5; p <= 6; p++) {
+    for (int k = 0; k < 2; k++) { /* horizontal: pass 5; vertical: 6 or 8 */
+        const bool h = k == 0;
+        const int p = h ? 5 : ru ? 8 : 6;
         vki_spec spec = { 0 };
         vki_step_spec(s, &spec, VEC_WG, 1, 1);
         vki_spec_named(&spec, "PASS", (uint32_t)p);
         vki_spec_named(&spec, "LINEAR", rs->linear);
-        vki_spec_named(&spec, "T", (uint32_t)(p == 5 ? ax->T : ay->T));
+        vki_spec_named(&spec, "T", (uint32_t)(h ? ax->T : p == 6 ? ay->T : 1));
         vki_spec_named(&spec, "TMP16", tmp16);
         vki_spec_named(&spec, "HR", VEC_HR);
-        resize_push pc = { vki_addr_of(p == 5 ? s->in : tmp), vki_addr_of(p == 5 ? tmp : s->out),
-                           vki_addr_of(p == 5 ? wx : wy), vki_addr_of(p == 5 ? sx : sy),
-                           (uint32_t)s->w, (uint32_t)s->h, (uint32_t)ow, (uint32_t)oh, 1, 1, { 0, 0 }, { 0, 0 },
-                           (uint32_t)pitch };
-        const uint64_t items = p == 5 ? (uint64_t)(pitch / 4) * (uint64_t)((s->h + VEC_HR - 1) / VEC_HR)
-                                      : (uint64_t)(pitch / 8) * (uint64_t)oh;
-        if ((rc = vki_rec_dispatch_1d(r, p == 5 ? "resize-h-vec" : "resize-v-vec", VKI_SPV(resize), &spec, &pc,
-                                      sizeof pc, (items + VEC_WG - 1) / VEC_WG)))
+        if (p == 8)
+            vki_spec_named(&spec, "VM", VSLIDE_M);
+        resize_push pc = { vki_addr_of(h ? s->in : tmp), vki_addr_of(h ? tmp : s->out),
+                           vki_addr_of(h ? wx : p == 6 ? wy : 0), vki_addr_of(h ? sx : p == 6 ? sy : sd),
+                           (uint32_t)s->w, (uint32_t)s->h, (uint32_t)ow, (uint32_t)oh, (uint32_t)ru,
+                           (uint32_t)(tmp_bytes / 16), { 0, 0 }, { 0, 0 }, (uint32_t)pitch };
+        const uint64_t items = h ? (uint64_t)(pitch / 4) * (uint64_t)((s->h + VEC_HR - 1) / VEC_HR)
+                                 : (uint64_t)(pitch / 8) * (uint64_t)(ru ? (oh + VSLIDE_M - 1) / VSLIDE_M : oh);
+        vki_spec_named(&spec, "TEXEL", h ? vki_rec_texel_src(r, s->in) : vki_rec_texel_src_n(r, tmp, 16));
+        if ((rc = vki_rec_dispatch_1d(r, p == 5 ? "resize-h-vec" : p == 6 ? "resize-v-vec" : "resize-v-slide",
+                                      VKI_SPV(resize_vec), &spec, &pc, sizeof pc,
+                                      (items + VEC_WG - 1) / VEC_WG)))
             return rc;
     }
     return 0;

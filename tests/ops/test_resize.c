@@ -279,7 +279,7 @@ static void test_unchanged(vkimg_ctx *ctx)
  * "resize" is the fused pass, "resize-h" / "resize-v" the two passes. A kernel
  * made once is not made again, so a case sees its path only where its
  * specialization is new (each case here has sizes of its own). */
-static int made_fused, made_two, ran_strip, ran_lines, ran_vec, ran_dp4;
+static int made_fused, made_two, ran_strip, ran_lines, ran_vec, ran_vslide, ran_dp4;
 
 static void tap(vkimg_log_level lvl, const char *msg)
 {
@@ -290,6 +290,7 @@ static void tap(vkimg_log_level lvl, const char *msg)
     ran_dp4 += !strcmp(msg, "resize-strip: block sums by 4x8-bit dot products");
     ran_lines += !strncmp(msg, "dispatch resize-lines", 21); /* and resize-lines-edge */
     ran_vec += !strncmp(msg, "dispatch resize-h-vec ", 22);
+    ran_vslide += !strncmp(msg, "dispatch resize-v-slide ", 24);
 }
 
 /* Runs text on in to u8 (for the comparison of the two paths' bytes). */
@@ -514,14 +515,19 @@ static void test_lines(vkimg_ctx *ctx)
  * pass does not take: factors that are not integers, enlargements, linear
  * light): pass 5 makes 4 outputs of 16 rows an invocation from 64-bit words
  * moved into place (every start in 0 .. w - T: the taps past the edges folded
- * into the edge pixels by the host), pass 6 runs of 8 outputs (a row's last run
- * its last 8, overlapping the one before). Against the reference, and the same
- * cases through the old two passes (VKIMG_RESIZE_PATH=passes). Taps past both
- * edges, inputs whose size is not a multiple of 8 bytes (the last 64-bit word
- * passes the end: buffers are padded), 8 outputs a row exactly, T = w, rows
- * of one pixel, 1-4 channels, every filter, 16-bit and f32 intermediates
- * (linear light); then cases that take another path: T > w, fewer than 8
- * outputs a row, 16-bit input, a pre-shrink. */
+ * into the edge pixels by the host); pass 8 runs of 8 outputs of 4 rows,
+ * every intermediate row their taps reach read once with a dense table of
+ * weights (a column's last block its last 4 rows), or (VKIMG_RESIZE_SLIDE=0,
+ * fewer than 4 output rows, nearest) pass 6 runs of 8 outputs of a row (a
+ * row's last run its last 8, overlapping the one before). Both read their
+ * input through texel buffers. Against the reference, with pass 8 and with
+ * pass 6, and the same cases through the old two passes
+ * (VKIMG_RESIZE_PATH=passes). Taps past both edges, inputs whose size is not
+ * a multiple of 8 bytes (the last 64-bit word passes the end: buffers are
+ * padded), 8 outputs a row exactly, T = w, rows of one pixel, 1-4 channels,
+ * every filter, 16-bit and f32 intermediates (linear light); then cases that
+ * take another path: T > w, fewer than 8 outputs a row, 16-bit input, a
+ * pre-shrink. */
 static void test_vec(vkimg_ctx *ctx)
 {
     static const struct {
@@ -529,47 +535,54 @@ static void test_vec(vkimg_ctx *ctx)
         vkimg_fmt in;
         const char *geo;
         ref_filter f;
-        bool linear, fast, vec;
+        bool linear, fast, vec, vslide;
     } cs[] = {
-        { 37, 5, 1, VKIMG_U8, "17x3!", RF_LANCZOS3, false, false, true },   /* 185 bytes */
-        { 97, 61, 3, VKIMG_U8, "150%", RF_LANCZOS3, false, true, true },    /* enlarged */
-        { 131, 67, 4, VKIMG_U8, "53x29!", RF_MITCHELL, false, true, true }, /* alpha */
-        { 64, 33, 2, VKIMG_U8, "45x20!", RF_CATROM, false, true, true },
-        { 9, 7, 3, VKIMG_U8, "8x7!", RF_LANCZOS3, false, true, true },      /* 8 outputs, T = 8 */
-        { 20, 9, 4, VKIMG_U8, "13x5!", RF_BILINEAR, false, true, true },
-        { 1000, 40, 3, VKIMG_U8, "333x13!", RF_LANCZOS3, false, true, true }, /* T = 20, 333 = 41 runs + 5 */
-        { 300, 200, 1, VKIMG_U8, "130x87!", RF_BOX, false, true, true },
-        { 50, 30, 3, VKIMG_U8, "23x19!", RF_NEAREST, false, true, true },
-        { 131, 67, 3, VKIMG_U8, "71x40!", RF_LANCZOS2, true, true, true },  /* linear: f32 between */
-        { 7, 5, 3, VKIMG_U8, "16x9!", RF_LANCZOS3, false, true, true },     /* T = w = 7 */
-        { 50, 1, 3, VKIMG_U8, "20x1!", RF_LANCZOS3, false, true, true },    /* one row */
-        { 61, 3, 4, VKIMG_U8, "29x40!", RF_CATROM, true, true, true },      /* linear, alpha */
-        { 5, 9, 3, VKIMG_U8, "9x4!", RF_LANCZOS3, false, true, false },     /* T = 8 > w: passes */
-        { 40, 10, 3, VKIMG_U8, "7x5!", RF_LANCZOS3, false, true, false },   /* 7 outputs a row */
-        { 97, 61, 3, VKIMG_U16, "53x29!", RF_LANCZOS3, false, true, false },
-        { 400, 61, 3, VKIMG_U8, "53x29!", RF_LANCZOS3, false, true, false }, /* 7.5x: pre-shrunk */
+        { 37, 5, 1, VKIMG_U8, "17x3!", RF_LANCZOS3, false, false, true, false },   /* 185 bytes */
+        { 97, 61, 3, VKIMG_U8, "150%", RF_LANCZOS3, false, true, true, true },    /* enlarged */
+        { 131, 67, 4, VKIMG_U8, "53x29!", RF_MITCHELL, false, true, true, true }, /* alpha */
+        { 64, 33, 2, VKIMG_U8, "45x20!", RF_CATROM, false, true, true, true },
+        { 9, 7, 3, VKIMG_U8, "8x7!", RF_LANCZOS3, false, true, true, true },      /* 8 outputs, T = 8 */
+        { 20, 9, 4, VKIMG_U8, "13x5!", RF_BILINEAR, false, true, true, true },
+        { 1000, 40, 3, VKIMG_U8, "333x13!", RF_LANCZOS3, false, true, true, true }, /* T = 20, 333 = 41 runs + 5 */
+        { 300, 200, 1, VKIMG_U8, "130x87!", RF_BOX, false, true, true, true },
+        { 50, 30, 3, VKIMG_U8, "23x19!", RF_NEAREST, false, true, true, false },
+        { 131, 67, 3, VKIMG_U8, "71x40!", RF_LANCZOS2, true, true, true, true },  /* linear: f32 between */
+        { 7, 5, 3, VKIMG_U8, "16x9!", RF_LANCZOS3, false, true, true, true },     /* T = w = 7 */
+        { 50, 1, 3, VKIMG_U8, "20x1!", RF_LANCZOS3, false, true, true, false },    /* one row */
+        { 61, 3, 4, VKIMG_U8, "29x40!", RF_CATROM, true, true, true, true },      /* linear, alpha */
+        { 750, 9, 1, VKIMG_U8, "100x9!", RF_LANCZOS2, false, false, true, true }, /* T = 30 */
+        { 750, 9, 4, VKIMG_U8, "100x9!", RF_LANCZOS2, false, false, true, true }, /* T = 30 of RGBA */
+        { 203, 4, 2, VKIMG_U8, "613x3!", RF_CATROM, false, true, true, false },    /* 3x enlarged, 3 rows: pass 6 */
+        { 5, 9, 3, VKIMG_U8, "9x4!", RF_LANCZOS3, false, true, false, false },     /* T = 8 > w: passes */
+        { 40, 10, 3, VKIMG_U8, "7x5!", RF_LANCZOS3, false, true, false, false },   /* 7 outputs a row */
+        { 97, 61, 3, VKIMG_U16, "53x29!", RF_LANCZOS3, false, true, false, false },
+        { 400, 61, 3, VKIMG_U8, "53x29!", RF_LANCZOS3, false, true, false, false }, /* 7.5x: pre-shrunk */
     };
-    int nvec = 0;
+    int nvec = 0, nvslide = 0;
     gh_log_tap = tap;
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
-        for (int p = 0; p < 2; p++) {
-            setenv("VKIMG_RESIZE_PATH", p ? "passes" : "vec", 1);
-            ran_vec = 0;
+        for (int p = 0; p < 3; p++) { /* vec, passes, vec with pass 6 */
+            setenv("VKIMG_RESIZE_PATH", p == 1 ? "passes" : "vec", 1);
+            setenv("VKIMG_RESIZE_SLIDE", p == 2 ? "0" : "1", 1);
+            ran_vec = ran_vslide = 0;
             char t[160];
             snprintf(t, sizeof t, "resize=%s:filter=%s:linear=%s:fast=%s", cs[i].geo, ref_filter_names[cs[i].f],
                      cs[i].linear ? "true" : "false", cs[i].fast ? "true" : "false");
             ref_resize_args a = { cs[i].geo, { cs[i].f, cs[i].linear, cs[i].fast } };
             ref_step s[] = { RESIZE(&a) };
-            run_rand(ctx, p ? G_VEC_OLD : G_VEC, t, s, 1, cs[i].w, cs[i].h, cs[i].c, cs[i].in,
+            run_rand(ctx, p == 1 ? G_VEC_OLD : G_VEC, t, s, 1, cs[i].w, cs[i].h, cs[i].c, cs[i].in,
                      FMT_U8 | (i % 2 ? FMT_F32 : FMT_U16), -1);
-            CHECK(p || cs[i].vec ? (ran_vec > 0) == (!p && cs[i].vec) : ran_vec == 0,
-                  "'%s' %dx%d c=%d: VKIMG_RESIZE_PATH=%s %s the vec passes", t, cs[i].w, cs[i].h, cs[i].c,
-                  p ? "passes" : "vec", ran_vec ? "ran" : "did not run");
+            CHECK((ran_vec > 0) == (p != 1 && cs[i].vec), "'%s' %dx%d c=%d: VKIMG_RESIZE_PATH=%s %s the vec passes", t,
+                  cs[i].w, cs[i].h, cs[i].c, p == 1 ? "passes" : "vec", ran_vec ? "ran" : "did not run");
+            CHECK((ran_vslide > 0) == (p == 0 && cs[i].vslide), "'%s' %dx%d c=%d: VKIMG_RESIZE_SLIDE=%d %s pass 8", t,
+                  cs[i].w, cs[i].h, cs[i].c, p != 2, ran_vslide ? "ran" : "did not run");
             nvec += ran_vec > 0;
+            nvslide += ran_vslide > 0;
         }
     unsetenv("VKIMG_RESIZE_PATH");
+    unsetenv("VKIMG_RESIZE_SLIDE");
     gh_log_tap = NULL;
-    printf("  VKIMG_RESIZE_PATH=vec: %d runs made the vec passes\n", nvec);
+    printf("  VKIMG_RESIZE_PATH=vec: %d runs made the vec passes, %d of them pass 8\n", nvec, nvslide);
 }
 
 /* Very large factors: a constant image stays that constant (every filter's
