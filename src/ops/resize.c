@@ -844,7 +844,8 @@ int vki_record_resample(vki_rec *r, const vki_step *s, const vki_resample *rs)
     const bool sfit = !rs->f32_between && strip_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &sp);
     const bool lfit = !rs->f32_between && lines_fits(r->gpu, s, rs, kx, ky, &ax.u, &ay.u, &lp);
     path = pick_path(r->gpu, sfit, lfit);
-    if (path == PATH_VEC && !vec_fits(s, kx, ky, ax.T))
+    /* (resize_vec.spv reads through texel buffers: devices that take them, gpu.h texel) */
+    if (path == PATH_VEC && (!vec_fits(s, kx, ky, ax.T) || !r->gpu->texel))
         path = PATH_PASSES;
     if (path == PATH_VEC) {
         rc = record_vec(r, s, rs, &ax, &ay, tmp16);
