@@ -351,6 +351,12 @@ void h_cpu()
     }
 }
 
+// Value e of a 16-byte word x of the intermediate (16-bit fixed point: 8 values; f32: 4).
+float tmp_value(uvec4 x, int e)
+{
+    return TMP16 != 0 ? float(bitfieldExtract(int(x[e / 2]), 16 * (e % 2), 16)) : uintBitsToFloat(x[e]);
+}
+
 // Output row y's pixels x0 .. x0 + VNB - 1 from their sums acc (pass 6 and 8).
 void v_store(uint y, uint x0, float acc[VNB * 4])
 {
@@ -393,7 +399,8 @@ void v_cpu()
     const int NV = TMP16 != 0 ? IN_C : 2 * IN_C, PER = TMP16 != 0 ? 8 : 4; // vectors a tap, values a vector
     const int j0 = IntBuf(pc.starts).v[y];
     const uint rowv = pc.pitch * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u, xv = k0 * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u;
-    float acc[VNB * 4]; // (the first VNB * IN_C: v_store's argument)
+    float acc[VNB * 4]; // (v_store's argument: the first VNB * IN_C; an array sized by IN_C, a
+                        // specialization constant, as an argument is a copy spirv-val refuses)
     [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
         acc[i] = 0.0;
     for (int t2 = 0; t2 < (T + 1) / 2; t2++) { // taps in pairs (the last one's second weight 0 where T is odd)
@@ -402,11 +409,8 @@ void v_cpu()
             const uint base = uint(clamp(j0 + 2 * t2 + k, 0, int(pc.in_h) - 1)) * rowv + xv;
             [[unroll]] for (int v = 0; v < NV; v++) {
                 const uvec4 x = SRC_WORD4(pc.src, base + uint(v));
-                [[unroll]] for (int e = 0; e < PER; e++) {
-                    const float f = TMP16 != 0 ? float(bitfieldExtract(int(x[e / 2]), 16 * (e % 2), 16))
-                                               : uintBitsToFloat(x[e]);
-                    acc[v * PER + e] += wq[k] * f;
-                }
+                [[unroll]] for (int e = 0; e < PER; e++)
+                    acc[v * PER + e] += wq[k] * tmp_value(x, e);
             }
         }
     }
@@ -431,7 +435,7 @@ void v_slide()
     const int j0 = IntBuf(pc.starts).v[b]; // the block's first tap row
     const int NV = TMP16 != 0 ? IN_C : 2 * IN_C, PER = TMP16 != 0 ? 8 : 4; // vectors a row, values a vector
     const uint rowv = pc.pitch * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u, xv = k0 * uint(IN_C * (TMP16 != 0 ? 2 : 4)) / 16u;
-    float acc[VM][VNB * IN_C];
+    float acc[VM][VNB * 4]; // (rows of v_store's argument: the first VNB * IN_C)
     [[unroll]] for (int m = 0; m < VM; m++)
         [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
             acc[m][i] = 0.0;
@@ -441,19 +445,15 @@ void v_slide()
         [[unroll]] for (int v = 0; v < NV; v++) {
             const uvec4 x = SRC_WORD4(pc.src, base + uint(v));
             [[unroll]] for (int e = 0; e < PER; e++)
-                f[v * PER + e] = TMP16 != 0 ? float(bitfieldExtract(int(x[e / 2]), 16 * (e % 2), 16)) : uintBitsToFloat(x[e]);
+                f[v * PER + e] = tmp_value(x, e);
         }
         const vec4 w = uintBitsToFloat(SRC_WORD4(pc.src, pc.ky + b * ru + r));
         [[unroll]] for (int m = 0; m < VM; m++)
             [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
                 acc[m][i] += w[m] * f[i];
     }
-    [[unroll]] for (int m = 0; m < VM; m++) {
-        float a[VNB * 4]; // (an array sized by IN_C, a specialization constant, as an argument is a copy spirv-val refuses)
-        [[unroll]] for (int i = 0; i < VNB * IN_C; i++)
-            a[i] = acc[m][i];
-        v_store(y0 + uint(m), x0, a);
-    }
+    [[unroll]] for (int m = 0; m < VM; m++)
+        v_store(y0 + uint(m), x0, acc[m]);
 }
 
 #endif // RESIZE_VEC

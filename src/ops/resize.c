@@ -404,6 +404,12 @@ static bool slide_off(void)
     return ev && *ev == '0';
 }
 
+/* Block b's first output row: b VSLIDE_M, the last block's the last VSLIDE_M rows of n. */
+static int vslide_row0(int b, int n)
+{
+    return b * VSLIDE_M < n - VSLIDE_M ? b * VSLIDE_M : n - VSLIDE_M;
+}
+
 static int vslide_upload(vki_rec *r, const axis_tab *ay, int *ru, VkDeviceAddress *wts, VkDeviceAddress *starts)
 {
     const int n = ay->n_out, blocks = (n + VSLIDE_M - 1) / VSLIDE_M, T = ay->T;
@@ -411,7 +417,7 @@ static int vslide_upload(vki_rec *r, const axis_tab *ay, int *ru, VkDeviceAddres
     if (slide_off() || n < VSLIDE_M)
         return 0;
     for (int b = 0; b < blocks; b++) {
-        const int y0 = b * VSLIDE_M < n - VSLIDE_M ? b * VSLIDE_M : n - VSLIDE_M;
+        const int y0 = vslide_row0(b, n);
         for (int m = 1; m < VSLIDE_M; m++)
             if (ay->st[y0 + m] < ay->st[y0 + m - 1])
                 return 0;
@@ -428,7 +434,7 @@ static int vslide_upload(vki_rec *r, const axis_tab *ay, int *ru, VkDeviceAddres
     if (!w || !st)
         rc = vki_fail(r->e, VKIMG_E_RUNTIME, "resize: out of memory for the weights (%d rows x %d)", *ru, blocks);
     for (int b = 0; !rc && b < blocks; b++) {
-        const int y0 = b * VSLIDE_M < n - VSLIDE_M ? b * VSLIDE_M : n - VSLIDE_M;
+        const int y0 = vslide_row0(b, n);
         st[b] = ay->st[y0];
         for (int m = 0; m < VSLIDE_M; m++)
             for (int t = 0; t < T; t++)
